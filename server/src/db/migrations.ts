@@ -1,0 +1,155 @@
+import type { Database } from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+// Append-only: a released migration is never edited; a change to the schema is a new entry.
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+      CREATE TABLE orgs (
+        id         TEXT PRIMARY KEY,
+        name       TEXT NOT NULL,
+        slug       TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        closed_at  TEXT
+      );
+
+      -- A user is one person's membership of one organisation; removal is kept as a tombstone
+      -- so their keys and past events still resolve.
+      CREATE TABLE users (
+        seq        INTEGER PRIMARY KEY,
+        id         TEXT NOT NULL UNIQUE,
+        org_id     TEXT NOT NULL REFERENCES orgs(id),
+        email      TEXT NOT NULL,
+        name       TEXT NOT NULL,
+        role       TEXT NOT NULL CHECK (role IN ('admin', 'trainer')),
+        created_at TEXT NOT NULL,
+        removed_at TEXT
+      );
+      CREATE UNIQUE INDEX users_active_email ON users(org_id, email) WHERE removed_at IS NULL;
+      CREATE INDEX users_active_by_org ON users(org_id, seq) WHERE removed_at IS NULL;
+
+      CREATE TABLE api_keys (
+        seq        INTEGER PRIMARY KEY,
+        id         TEXT NOT NULL UNIQUE,
+        org_id     TEXT NOT NULL REFERENCES orgs(id),
+        user_id    TEXT NOT NULL REFERENCES users(id),
+        name       TEXT NOT NULL COLLATE NOCASE,
+        prefix     TEXT NOT NULL,
+        key_hash   BLOB NOT NULL,
+        role       TEXT NOT NULL CHECK (role IN ('admin', 'trainer')),
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+      );
+      CREATE UNIQUE INDEX api_keys_active_name ON api_keys(org_id, name) WHERE revoked_at IS NULL;
+      CREATE INDEX api_keys_by_prefix ON api_keys(prefix);
+      CREATE INDEX api_keys_by_org ON api_keys(org_id, seq);
+      CREATE INDEX api_keys_active_by_user ON api_keys(user_id) WHERE revoked_at IS NULL;
+
+      CREATE TABLE labs (
+        seq        INTEGER PRIMARY KEY,
+        id         TEXT NOT NULL UNIQUE,
+        org_id     TEXT NOT NULL REFERENCES orgs(id),
+        name       TEXT NOT NULL COLLATE NOCASE,
+        tier       TEXT NOT NULL CHECK (tier IN ('container', 'vm', 'cluster')),
+        created_at TEXT NOT NULL,
+        UNIQUE (org_id, name)
+      );
+      CREATE INDEX labs_by_org ON labs(org_id, seq);
+
+      CREATE TABLE lab_versions (
+        seq          INTEGER PRIMARY KEY,
+        id           TEXT NOT NULL UNIQUE,
+        lab_id       TEXT NOT NULL REFERENCES labs(id),
+        org_id       TEXT NOT NULL REFERENCES orgs(id),
+        version      INTEGER NOT NULL,
+        status       TEXT NOT NULL CHECK (status IN ('draft', 'published')),
+        created_at   TEXT NOT NULL,
+        published_at TEXT,
+        UNIQUE (lab_id, version)
+      );
+      CREATE INDEX lab_versions_by_lab ON lab_versions(lab_id, seq);
+
+      CREATE TABLE sessions (
+        seq            INTEGER PRIMARY KEY,
+        id             TEXT NOT NULL UNIQUE,
+        org_id         TEXT NOT NULL REFERENCES orgs(id),
+        lab_version_id TEXT NOT NULL REFERENCES lab_versions(id),
+        title          TEXT NOT NULL,
+        state          TEXT NOT NULL CHECK (state IN ('scheduled', 'running', 'ended')),
+        capacity       INTEGER NOT NULL,
+        starts_at      TEXT,
+        join_code      TEXT NOT NULL UNIQUE,
+        created_at     TEXT NOT NULL
+      );
+      CREATE INDEX sessions_by_org ON sessions(org_id, seq);
+
+      CREATE TABLE participants (
+        seq        INTEGER PRIMARY KEY,
+        id         TEXT NOT NULL UNIQUE,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        email      TEXT NOT NULL,
+        name       TEXT NOT NULL,
+        joined_at  TEXT NOT NULL,
+        UNIQUE (session_id, email)
+      );
+
+      CREATE TABLE events (
+        seq         INTEGER PRIMARY KEY,
+        id          TEXT NOT NULL UNIQUE,
+        org_id      TEXT NOT NULL REFERENCES orgs(id),
+        type        TEXT NOT NULL,
+        actor       TEXT NOT NULL,
+        occurred_at TEXT NOT NULL,
+        data        TEXT NOT NULL
+      );
+      CREATE INDEX events_by_org ON events(org_id, seq);
+
+      CREATE TABLE webhooks (
+        seq         INTEGER PRIMARY KEY,
+        id          TEXT NOT NULL UNIQUE,
+        org_id      TEXT NOT NULL REFERENCES orgs(id),
+        url         TEXT NOT NULL,
+        event_types TEXT NOT NULL,
+        description TEXT,
+        secret      TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        UNIQUE (org_id, url)
+      );
+      CREATE INDEX webhooks_by_org ON webhooks(org_id, seq);
+
+      CREATE TABLE idempotency_keys (
+        org_id      TEXT NOT NULL,
+        route       TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status      INTEGER NOT NULL,
+        body        TEXT,
+        created_at  INTEGER NOT NULL,
+        PRIMARY KEY (org_id, route, key)
+      ) WITHOUT ROWID;
+      CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
+    `,
+  },
+];
+
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new Error(`Database schema version ${current} is newer than this server supports (${latest}).`);
+  }
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+  }
+}

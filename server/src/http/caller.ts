@@ -1,0 +1,31 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { ApiKeyService, Caller } from '../services/api-keys.ts';
+
+/** Who sent the request: an authenticated caller, or why there is none. */
+export type Identity = { caller: Caller } | { caller: null; problem: 'missing' | 'invalid' };
+
+const identities = new WeakMap<Request, Identity>();
+
+export function identityOf(req: Request): Identity {
+  return identities.get(req) ?? { caller: null, problem: 'missing' };
+}
+
+/**
+ * Resolves the Bearer key of every API request without rejecting it yet: the rate limiter needs to
+ * know who is calling, and each route decides whether it needs a caller.
+ */
+export function identifyCaller(apiKeys: ApiKeyService) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const header = req.headers.authorization;
+    let identity: Identity;
+    if (header === undefined) {
+      identity = { caller: null, problem: 'missing' };
+    } else {
+      const match = /^Bearer +([^\s]+) *$/i.exec(header);
+      const caller = match ? apiKeys.authenticate(match[1]) : null;
+      identity = caller ? { caller } : { caller: null, problem: 'invalid' };
+    }
+    identities.set(req, identity);
+    next();
+  };
+}

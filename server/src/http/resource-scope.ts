@@ -1,0 +1,29 @@
+import type { Repositories } from '../repositories/index.ts';
+
+type Params = Record<string, string>;
+type Exists = (repos: Repositories, orgId: string, params: Params) => boolean;
+
+/**
+ * How to tell that each kind of path id names a resource of the caller's organisation. A caller
+ * whose role is too low learns nothing about ids outside their organisation: they get 404 for
+ * those, and 403 only for resources they could see. Every path parameter must be listed here
+ * (checked when routes are mounted), so a new endpoint cannot skip the check.
+ */
+const EXISTS_IN_ORG: Record<string, Exists> = {
+  orgId: (_repos, orgId, params) => params.orgId === orgId,
+  userId: (repos, orgId, params) => repos.users.findActive(orgId, params.userId) !== undefined,
+  keyId: (repos, orgId, params) => repos.apiKeys.find(orgId, params.keyId) !== undefined,
+  webhookId: (repos, orgId, params) => repos.webhooks.find(orgId, params.webhookId) !== undefined,
+  sessionId: (repos, orgId, params) => repos.sessions.find(orgId, params.sessionId) !== undefined,
+  labId: (repos, orgId, params) => repos.labs.find(orgId, params.labId) !== undefined,
+  versionId: (repos, orgId, params) => repos.labVersions.find(orgId, params.versionId)?.lab_id === params.labId,
+};
+
+export function assertScopable(paramNames: string[], where: string): void {
+  const unknown = paramNames.filter((name) => !(name in EXISTS_IN_ORG));
+  if (unknown.length > 0) throw new Error(`${where}: no organisation scope check for path parameter(s) ${unknown.join(', ')}`);
+}
+
+export function allExistInOrg(repos: Repositories, orgId: string, params: Params): boolean {
+  return Object.keys(params).every((name) => EXISTS_IN_ORG[name](repos, orgId, params));
+}

@@ -1,0 +1,37 @@
+import type { Database } from 'better-sqlite3';
+import { ApiKeyRepository } from './api-keys.ts';
+import { EventRepository } from './events.ts';
+import { IdempotencyRepository } from './idempotency.ts';
+import { LabRepository, LabVersionRepository } from './labs.ts';
+import { OrgRepository } from './orgs.ts';
+import { ParticipantRepository, SessionRepository } from './sessions.ts';
+import { UserRepository } from './users.ts';
+import { WebhookRepository } from './webhooks.ts';
+
+export interface Repositories {
+  orgs: OrgRepository;
+  users: UserRepository;
+  apiKeys: ApiKeyRepository;
+  labs: LabRepository;
+  labVersions: LabVersionRepository;
+  sessions: SessionRepository;
+  participants: ParticipantRepository;
+  events: EventRepository;
+  webhooks: WebhookRepository;
+  idempotency: IdempotencyRepository;
+}
+
+export function createRepositories(db: Database): Repositories {
+  return {
+    orgs: new OrgRepository(db),
+    users: new UserRepository(db),
+    apiKeys: new ApiKeyRepository(db),
+    labs: new LabRepository(db),
+    labVersions: new LabVersionRepository(db),
+    sessions: new SessionRepository(db),
+    participants: new ParticipantRepository(db),
+    events: new EventRepository(db),
+    webhooks: new WebhookRepository(db),
+    idempotency: new IdempotencyRepository(db),
+  };
+}

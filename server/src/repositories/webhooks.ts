@@ -1,0 +1,55 @@
+import type { Database } from 'better-sqlite3';
+
+export interface WebhookRow {
+  seq: number;
+  id: string;
+  org_id: string;
+  url: string;
+  /** JSON array text */
+  event_types: string;
+  description: string | null;
+  secret: string;
+  created_at: string;
+}
+export type NewWebhook = Omit<WebhookRow, 'seq'>;
+
+export class WebhookRepository {
+  readonly #insert;
+  readonly #find;
+  readonly #findByUrl;
+  readonly #page;
+  readonly #delete;
+
+  constructor(db: Database) {
+    this.#insert = db.prepare<NewWebhook>(
+      `INSERT INTO webhooks (id, org_id, url, event_types, description, secret, created_at)
+       VALUES (@id, @org_id, @url, @event_types, @description, @secret, @created_at)`,
+    );
+    this.#find = db.prepare<[string, string], WebhookRow>('SELECT * FROM webhooks WHERE org_id = ? AND id = ?');
+    this.#findByUrl = db.prepare<[string, string], WebhookRow>('SELECT * FROM webhooks WHERE org_id = ? AND url = ?');
+    this.#page = db.prepare<[string, number, number], WebhookRow>(
+      'SELECT * FROM webhooks WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    );
+    this.#delete = db.prepare<[string]>('DELETE FROM webhooks WHERE id = ?');
+  }
+
+  insert(webhook: NewWebhook): void {
+    this.#insert.run(webhook);
+  }
+
+  find(orgId: string, webhookId: string): WebhookRow | undefined {
+    return this.#find.get(orgId, webhookId);
+  }
+
+  findByUrl(orgId: string, url: string): WebhookRow | undefined {
+    return this.#findByUrl.get(orgId, url);
+  }
+
+  page(orgId: string, afterSeq: number, limit: number): WebhookRow[] {
+    return this.#page.all(orgId, afterSeq, limit);
+  }
+
+  delete(webhookId: string): void {
+    this.#delete.run(webhookId);
+  }
+}

@@ -1,0 +1,19 @@
+import type { AnyRoute } from '../http/route.ts';
+import { apiKeyRoutes } from './api-keys.ts';
+import { identityRoutes } from './identity.ts';
+import { labRoutes } from './labs.ts';
+import { memberRoutes } from './members.ts';
+import { orgRoutes } from './orgs.ts';
+import { sessionRoutes } from './sessions.ts';
+import { webhookRoutes } from './webhooks.ts';
+
+/** Every endpoint of /api/v1 (besides the OpenAPI document itself). */
+export const ROUTES: readonly AnyRoute[] = [
+  ...identityRoutes,
+  ...memberRoutes,
+  ...orgRoutes,
+  ...sessionRoutes,
+  ...labRoutes,
+  ...apiKeyRoutes,
+  ...webhookRoutes,
+];

@@ -1,0 +1,31 @@
+import { defineRoute } from '../http/route.ts';
+import { listQuery } from '../schemas/common.ts';
+import { ActivityEvent } from '../schemas/events.ts';
+import { ClosedOrg, OrgParams } from '../schemas/orgs.ts';
+
+export const orgRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/orgs/{orgId}/events',
+    operationId: 'listEvents',
+    tag: 'Activity log',
+    summary: 'List activity-log events, newest first',
+    access: 'admin',
+    params: OrgParams,
+    query: listQuery(50),
+    success: { status: 200, description: 'A page of events.', schema: ActivityEvent, list: true },
+    handle: ({ services, caller, query }) => services.events.list(caller.org.id, query),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/orgs/{orgId}/close',
+    operationId: 'closeOrganisation',
+    tag: 'Organisation',
+    summary: 'Close the organisation',
+    description: 'Emits `org.closed`; from then on every key of the organisation gets 401.',
+    access: 'admin',
+    params: OrgParams,
+    success: { status: 200, description: 'The closed organisation.', schema: ClosedOrg },
+    handle: ({ services, actor }) => services.orgs.close(actor),
+  }),
+];

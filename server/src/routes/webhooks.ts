@@ -1,0 +1,49 @@
+import { defineRoute } from '../http/route.ts';
+import { listQuery } from '../schemas/common.ts';
+import { OrgParams } from '../schemas/orgs.ts';
+import { Webhook, WebhookCreate, WebhookCreated, WebhookParams } from '../schemas/webhooks.ts';
+
+export const webhookRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/orgs/{orgId}/webhooks',
+    operationId: 'listWebhooks',
+    tag: 'Webhooks',
+    summary: 'List webhook endpoints',
+    access: 'admin',
+    params: OrgParams,
+    query: listQuery(100),
+    success: { status: 200, description: 'A page of endpoints.', schema: Webhook, list: true },
+    handle: ({ services, caller, query }) => services.webhooks.list(caller.org.id, query),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/orgs/{orgId}/webhooks',
+    operationId: 'createWebhook',
+    tag: 'Webhooks',
+    summary: 'Create a webhook endpoint',
+    description:
+      'The URL must be https and resolve only to public addresses (unless the server runs with ' +
+      '`WEBHOOK_ALLOW_INSECURE_URLS=true`). The signing `secret` is in this response only. Emits `webhook.created`.',
+    access: 'admin',
+    params: OrgParams,
+    body: WebhookCreate,
+    success: { status: 201, description: 'The new endpoint, with its secret shown once.', schema: WebhookCreated },
+    errors: ['url_taken'],
+    secretFields: ['secret'],
+    precheck: ({ services, body }) => services.webhooks.assertUrlAllowed(body.url),
+    handle: ({ services, actor, body }) => services.webhooks.create(actor, body),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/orgs/{orgId}/webhooks/{webhookId}',
+    operationId: 'deleteWebhook',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook endpoint',
+    description: 'Pending deliveries to it are dropped. Emits `webhook.deleted`.',
+    access: 'admin',
+    params: WebhookParams,
+    success: { status: 204, description: 'Deleted.' },
+    handle: ({ services, actor, params }) => services.webhooks.delete(actor, params.webhookId),
+  }),
+];

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { Timestamp, Uuid } from './common.ts';
+import { EventType } from './events.ts';
+
+export const WebhookParams = z.object({ orgId: Uuid, webhookId: Uuid });
+
+export const WebhookCreate = z.object({
+  url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .refine((value) => {
+      const url = new URL(value);
+      return url.username === '' && url.password === '';
+    }, 'URL must not contain a user name or password.')
+    .transform((value) => new URL(value).href)
+    .meta({ description: 'Absolute `https://` URL of a public host, at most 2048 characters.' }),
+  event_types: z
+    .array(EventType)
+    .min(1)
+    .max(EventType.options.length)
+    .transform((types) => [...new Set(types)]),
+  description: z.string().trim().max(1000).optional(),
+});
+export type WebhookCreate = z.infer<typeof WebhookCreate>;
+
+export const Webhook = z.object({
+  id: Uuid,
+  url: z.string(),
+  event_types: z.array(EventType),
+  description: z.string().optional(),
+  created_at: Timestamp,
+});
+export type Webhook = z.infer<typeof Webhook>;
+
+export const WebhookCreated = Webhook.extend({
+  secret: z.string().meta({ description: 'Signing secret (`whsec_…`). Shown once, in this response only.' }),
+});
+export type WebhookCreated = z.infer<typeof WebhookCreated>;

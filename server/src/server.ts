@@ -1,0 +1,69 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { API_PREFIX, createApp } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/connection.ts';
+import type { Logger } from './http/error-handler.ts';
+import { IdempotencyStore } from './http/idempotency.ts';
+import { createRepositories } from './repositories/index.ts';
+import { createServices, type Services } from './services/index.ts';
+
+const HOUR_MS = 60 * 60 * 1000;
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export interface RunningServer {
+  /** Base URL of the API, e.g. http://127.0.0.1:3000/api/v1 */
+  url: string;
+  port: number;
+  db: Database;
+  services: Services;
+  /** Stops accepting connections, lets in-flight requests finish, closes the database. */
+  close(): Promise<void>;
+}
+
+export const consoleLogger: Logger = {
+  info: (message) => console.log(message),
+  error: (message, error) => console.error(message, error instanceof Error ? error.stack : (error ?? '')),
+};
+
+export async function startServer(config: Config, logger: Logger = consoleLogger): Promise<RunningServer> {
+  const db = openDatabase(config.databasePath);
+  const repos = createRepositories(db);
+  const services = createServices(db, { allowInsecureWebhookUrls: config.webhooks.allowInsecureUrls }, repos);
+  const idempotency = new IdempotencyStore(db, repos.idempotency);
+  idempotency.purgeExpired();
+  const purge = setInterval(() => idempotency.purgeExpired(), HOUR_MS);
+  purge.unref();
+
+  const app = createApp({ config, db, repos, services, idempotency, logger });
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    });
+  } catch (error) {
+    clearInterval(purge);
+    db.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      clearInterval(purge);
+      const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      force.unref();
+      server.close(() => {
+        clearTimeout(force);
+        db.close();
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+    return closing;
+  };
+
+  return { url: `http://${host}:${port}${API_PREFIX}`, port, db, services, close };
+}

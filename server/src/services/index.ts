@@ -1,0 +1,38 @@
+import type { Database } from 'better-sqlite3';
+import { createRepositories, type Repositories } from '../repositories/index.ts';
+import { ApiKeyService } from './api-keys.ts';
+import { EventLog } from './event-log.ts';
+import { LabService } from './labs.ts';
+import { MemberService } from './members.ts';
+import { OrgService } from './orgs.ts';
+import { SessionService } from './sessions.ts';
+import { WebhookService } from './webhooks.ts';
+
+export interface Services {
+  events: EventLog;
+  members: MemberService;
+  apiKeys: ApiKeyService;
+  orgs: OrgService;
+  sessions: SessionService;
+  labs: LabService;
+  webhooks: WebhookService;
+}
+
+export interface ServiceOptions {
+  allowInsecureWebhookUrls: boolean;
+}
+
+export function createServices(db: Database, options: ServiceOptions, repos: Repositories = createRepositories(db)): Services {
+  const events = new EventLog(repos);
+  const members = new MemberService(db, repos, events);
+  const apiKeys = new ApiKeyService(db, repos, events);
+  return {
+    events,
+    members,
+    apiKeys,
+    orgs: new OrgService(db, repos, events, members, apiKeys),
+    sessions: new SessionService(db, repos, events),
+    labs: new LabService(db, repos, events),
+    webhooks: new WebhookService(db, repos, events, { allowInsecureUrls: options.allowInsecureWebhookUrls }),
+  };
+}
