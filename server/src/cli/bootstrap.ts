@@ -4,7 +4,7 @@ import { loadConfig } from '../config.ts';
 import { openDatabase, type Database } from '../db/connection.ts';
 import { ApiError } from '../http/errors.ts';
 import { Email, Name } from '../schemas/common.ts';
-import type { Actor } from '../services/actor.ts';
+import { seedDemo } from '../services/demo.ts';
 import { createServices, type Services } from '../services/index.ts';
 import { inTransaction } from '../services/transaction.ts';
 
@@ -57,21 +57,6 @@ function bootstrap(db: Database, services: Services, args: z.infer<typeof Args>)
       api_key: apiKey.key,
     };
   });
-}
-
-/** Two labs, each with version 1 published and version 2 draft, and two trainers. */
-function seedDemo(services: Services, actor: Actor, domain: string): void {
-  for (const input of [
-    { name: 'Kubernetes Basics', tier: 'cluster' as const },
-    { name: 'Linux Fundamentals', tier: 'vm' as const },
-  ]) {
-    const lab = services.labs.create(actor, input);
-    const first = services.labs.createVersion(actor, lab.id);
-    services.labs.publish(actor, lab.id, first.id);
-    services.labs.createVersion(actor, lab.id);
-  }
-  services.members.add(actor, { email: `trainer1@${domain}`, name: 'Trainer One', role: 'trainer' });
-  services.members.add(actor, { email: `trainer2@${domain}`, name: 'Trainer Two', role: 'trainer' });
 }
 
 process.exitCode = main(process.argv.slice(2));

@@ -8,11 +8,15 @@ export const WebhookCreate = z.object({
   url: z
     .url({ protocol: /^https?$/ })
     .max(2048)
-    .refine((value) => {
+    // A transform runs only once the checks above passed, so the URL is known to parse here.
+    .transform((value, ctx) => {
       const url = new URL(value);
-      return url.username === '' && url.password === '';
-    }, 'URL must not contain a user name or password.')
-    .transform((value) => new URL(value).href)
+      if (url.username !== '' || url.password !== '') {
+        ctx.addIssue({ code: 'custom', message: 'URL must not contain a user name or password.' });
+        return z.NEVER;
+      }
+      return url.href;
+    })
     .meta({ description: 'Absolute `https://` URL of a public host, at most 2048 characters.' }),
   event_types: z
     .array(EventType)

@@ -1,0 +1,36 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../../server/src/config.ts';
+import { startServer, type RunningServer } from '../../../server/src/server.ts';
+import type { Logger } from '../../../server/src/http/error-handler.ts';
+
+export interface TestServer extends RunningServer {
+  dir: string;
+  databasePath: string;
+  /** Everything the server logged, to check that nothing secret ever is. */
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+/** The real server on a free port with a real SQLite file in a fresh temp folder. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'traininglab-test-'));
+  const databasePath = join(dir, 'traininglab.sqlite');
+  const logs: string[] = [];
+  const logger: Logger = {
+    info: (message) => logs.push(message),
+    error: (message, error) => logs.push(`${message} ${error instanceof Error ? error.stack : String(error)}`),
+  };
+  const server = await startServer(loadConfig({ DATABASE_PATH: databasePath, PORT: '0', ...env }), logger);
+  return {
+    ...server,
+    dir,
+    databasePath,
+    logs,
+    async stop() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
