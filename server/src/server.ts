@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { API_PREFIX, createApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/connection.ts';
@@ -26,6 +27,25 @@ export const consoleLogger: Logger = {
   error: (message, error) => console.error(message, error instanceof Error ? error.stack : (error ?? '')),
 };
 
+/**
+ * Requests Node's HTTP parser refuses before Express sees them (oversized headers, malformed
+ * request lines) still get the error envelope rather than a bare status line.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const body = JSON.stringify({
+    error: { code: 'validation_failed', message: tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.' },
+  });
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export async function startServer(config: Config, logger: Logger = consoleLogger): Promise<RunningServer> {
   const db = openDatabase(config.databasePath);
   const repos = createRepositories(db);
@@ -46,6 +66,7 @@ export async function startServer(config: Config, logger: Logger = consoleLogger
     db.close();
     throw error;
   }
+  server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
 

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { createOrg, sessionInput, type TestOrg } from './support/fixtures.ts';
 import { ROUTES, describeRoute } from './support/route-table.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
@@ -107,5 +108,34 @@ describe('error envelope', () => {
         session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, email TEXT NOT NULL, name TEXT NOT NULL,
         joined_at TEXT NOT NULL, UNIQUE (session_id, email))`);
     }
+  });
+
+  it('handles a deeply nested unknown field with an Idempotency-Key without failing', async () => {
+    const depth = 30_000;
+    const rawBody = `{"name":"Deep","tier":"vm","extra":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const headers = { 'content-type': 'application/json', 'idempotency-key': 'deep' };
+    const first = await org.admin.request('POST', '/labs', { rawBody, headers });
+    expect(first.status).toBe(201);
+    const replay = await org.admin.request('POST', '/labs', { rawBody, headers });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('answers oversized headers with the envelope', async () => {
+    const response = await org.admin.get('/me', { headers: { 'x-filler': 'a'.repeat(20_000) } });
+    expect(response.status).toBe(431);
+    expect(response.body.error.code).toBe('validation_failed');
+  });
+
+  it('answers a request that is not HTTP with the envelope', async () => {
+    const { port } = new URL(server.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)).error.code).toBe('validation_failed');
   });
 });

@@ -86,7 +86,7 @@ function withoutFields(body: unknown, fields: readonly string[]): unknown {
   return Object.fromEntries(Object.entries(body).filter(([name]) => !fields.includes(name)));
 }
 
-/** Hash of the body with object keys sorted, so the same JSON in another key order is the same request. */
+/** Hash of the validated body with object keys sorted, so the same JSON in another key order is the same request. */
 function fingerprint(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(canonical(body ?? null))).digest('base64url');
 }

@@ -68,7 +68,8 @@ async function handle(route: AnyRoute, req: Request, res: Response, deps: Router
     orgId: caller.org.id,
     route: `${route.method.toUpperCase()} ${concretePath(route.path, params ?? {})}`,
     key,
-    body: rawBody,
+    // The validated body: unknown fields are ignored by the API, so they do not make a request different.
+    body,
     secretFields: route.secretFields ?? [],
   };
   const earlier = deps.idempotency.replay(request);
