@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import { ApiError, notFound } from '../http/errors.ts';
 import { generateApiKey, hashApiKey, hashesEqual, isWellFormedApiKey, keyPrefix } from '../lib/api-key.ts';
 import { nowIso } from '../lib/clock.ts';
 import type { ApiKeyRow } from '../repositories/api-keys.ts';
-import type { Repositories } from '../repositories/index.ts';
 import { FIRST_ASCENDING, toPage, type Page } from '../repositories/paging.ts';
 import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '../schemas/api-keys.ts';
 import type { ListQuery } from '../schemas/common.ts';
 import type { Principal } from '../schemas/identity.ts';
 import type { Actor } from './actor.ts';
-import type { EventLog } from './event-log.ts';
-import { inTransaction } from './transaction.ts';
+import { DomainService } from './domain-service.ts';
 
 /** An authenticated caller: the principal `GET /me` shows, plus the key that authenticated. */
 export interface Caller extends Principal {
@@ -22,17 +19,7 @@ export function actorOf(caller: Caller): Actor {
   return { orgId: caller.org.id, userId: caller.user.id, email: caller.user.email, role: caller.role };
 }
 
-export class ApiKeyService {
-  readonly #db: Database;
-  readonly #repos: Repositories;
-  readonly #events: EventLog;
-
-  constructor(db: Database, repos: Repositories, events: EventLog) {
-    this.#db = db;
-    this.#repos = repos;
-    this.#events = events;
-  }
-
+export class ApiKeyService extends DomainService {
   /**
    * The caller a key belongs to, or null for any key that must be refused: malformed, unknown,
    * revoked, of a removed member or of a closed organisation. Read on every request, never cached,
@@ -41,7 +28,7 @@ export class ApiKeyService {
   authenticate(key: string): Caller | null {
     if (!isWellFormedApiKey(key)) return null;
     const hash = hashApiKey(key);
-    const row = this.#repos.apiKeys.credentialsByPrefix(keyPrefix(key)).find((candidate) => hashesEqual(candidate.key_hash, hash));
+    const row = this.repos.apiKeys.credentialsByPrefix(keyPrefix(key)).find((candidate) => hashesEqual(candidate.key_hash, hash));
     if (!row || row.revoked_at !== null || row.user_removed_at !== null || row.org_closed_at !== null) return null;
     return {
       keyId: row.key_id,
@@ -53,14 +40,14 @@ export class ApiKeyService {
   }
 
   list(orgId: string, query: ListQuery): Page<ApiKey> {
-    const rows = this.#repos.apiKeys.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
+    const rows = this.repos.apiKeys.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
     return toPage(rows, query.limit, toApiKey);
   }
 
   /** Creates a key owned by the acting user. The full key exists only in the returned object. */
   create(actor: Actor, input: ApiKeyCreate): ApiKeyCreated {
-    return inTransaction(this.#db, () => {
-      if (this.#repos.apiKeys.findActiveByName(actor.orgId, input.name)) {
+    return this.transaction(() => {
+      if (this.repos.apiKeys.findActiveByName(actor.orgId, input.name)) {
         throw new ApiError('name_taken', `An active API key named "${input.name}" already exists.`);
       }
       const key = generateApiKey();
@@ -74,20 +61,20 @@ export class ApiKeyService {
         role: input.role,
         created_at: nowIso(),
       };
-      this.#repos.apiKeys.insert(row);
+      this.repos.apiKeys.insert(row);
       const created = toApiKey({ ...row, seq: 0, revoked_at: null });
-      this.#events.record(actor, 'api_key.created', { key_id: created.id, name: created.name, prefix: created.prefix, role: created.role });
+      this.events.record(actor, 'api_key.created', { key_id: created.id, name: created.name, prefix: created.prefix, role: created.role });
       return { ...created, key };
     });
   }
 
   /** Revokes a key; revoking an already revoked key changes nothing and is not an error. */
   revoke(actor: Actor, keyId: string): void {
-    inTransaction(this.#db, () => {
-      const key = this.#repos.apiKeys.find(actor.orgId, keyId);
+    this.transaction(() => {
+      const key = this.repos.apiKeys.find(actor.orgId, keyId);
       if (!key) throw notFound('API key');
-      if (this.#repos.apiKeys.revoke(key.id, nowIso())) {
-        this.#events.record(actor, 'api_key.revoked', { key_id: key.id, name: key.name, prefix: key.prefix });
+      if (this.repos.apiKeys.revoke(key.id, nowIso())) {
+        this.events.record(actor, 'api_key.revoked', { key_id: key.id, name: key.name, prefix: key.prefix });
       }
     });
   }

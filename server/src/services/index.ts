@@ -23,16 +23,16 @@ export interface ServiceOptions {
 }
 
 export function createServices(db: Database, options: ServiceOptions, repos: Repositories = createRepositories(db)): Services {
-  const events = new EventLog(repos);
-  const members = new MemberService(db, repos, events);
-  const apiKeys = new ApiKeyService(db, repos, events);
+  const deps = { db, repos, events: new EventLog(repos) };
+  const members = new MemberService(deps);
+  const apiKeys = new ApiKeyService(deps);
   return {
-    events,
+    events: deps.events,
     members,
     apiKeys,
-    orgs: new OrgService(db, repos, events, members, apiKeys),
-    sessions: new SessionService(db, repos, events),
-    labs: new LabService(db, repos, events),
-    webhooks: new WebhookService(db, repos, events, { allowInsecureUrls: options.allowInsecureWebhookUrls }),
+    orgs: new OrgService(deps, members, apiKeys),
+    sessions: new SessionService(deps),
+    labs: new LabService(deps),
+    webhooks: new WebhookService(deps, { allowInsecureUrls: options.allowInsecureWebhookUrls }),
   };
 }

@@ -1,89 +1,76 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import { ApiError, notFound } from '../http/errors.ts';
 import { nowIso } from '../lib/clock.ts';
-import type { Repositories } from '../repositories/index.ts';
 import type { LabRow, LabVersionRow } from '../repositories/labs.ts';
 import { FIRST_ASCENDING, toPage, type Page } from '../repositories/paging.ts';
 import type { ListQuery } from '../schemas/common.ts';
 import type { Lab, LabCreate, LabVersion } from '../schemas/labs.ts';
 import type { Actor } from './actor.ts';
-import type { EventLog } from './event-log.ts';
-import { inTransaction } from './transaction.ts';
+import { DomainService } from './domain-service.ts';
 
-export class LabService {
-  readonly #db: Database;
-  readonly #repos: Repositories;
-  readonly #events: EventLog;
-
-  constructor(db: Database, repos: Repositories, events: EventLog) {
-    this.#db = db;
-    this.#repos = repos;
-    this.#events = events;
-  }
-
+export class LabService extends DomainService {
   list(orgId: string, query: ListQuery): Page<Lab> {
-    const rows = this.#repos.labs.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
+    const rows = this.repos.labs.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
     return toPage(rows, query.limit, toLab);
   }
 
   create(actor: Actor, input: LabCreate): Lab {
-    return inTransaction(this.#db, () => {
-      if (this.#repos.labs.findByName(actor.orgId, input.name)) {
+    return this.transaction(() => {
+      if (this.repos.labs.findByName(actor.orgId, input.name)) {
         throw new ApiError('name_taken', `A lab named "${input.name}" already exists.`);
       }
       const lab = { id: randomUUID(), name: input.name, tier: input.tier, created_at: nowIso() };
-      this.#repos.labs.insert({ ...lab, org_id: actor.orgId });
-      this.#events.record(actor, 'lab.created', { lab_id: lab.id, name: lab.name, tier: lab.tier });
+      this.repos.labs.insert({ ...lab, org_id: actor.orgId });
+      this.events.record(actor, 'lab.created', { lab_id: lab.id, name: lab.name, tier: lab.tier });
       return lab;
     });
   }
 
   listVersions(orgId: string, labId: string, query: ListQuery): Page<LabVersion> {
     const lab = this.#findLab(orgId, labId);
-    const rows = this.#repos.labVersions.page(lab.id, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
+    const rows = this.repos.labVersions.page(lab.id, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
     return toPage(rows, query.limit, toLabVersion);
   }
 
   /** A new draft numbered one above the lab's latest version. */
   createVersion(actor: Actor, labId: string): LabVersion {
-    return inTransaction(this.#db, () => {
+    return this.transaction(() => {
       const lab = this.#findLab(actor.orgId, labId);
       const row = {
         id: randomUUID(),
         lab_id: lab.id,
         org_id: actor.orgId,
-        version: this.#repos.labVersions.latestNumber(lab.id) + 1,
+        version: this.repos.labVersions.latestNumber(lab.id) + 1,
         status: 'draft' as const,
         created_at: nowIso(),
         published_at: null,
       };
-      this.#repos.labVersions.insert(row);
-      this.#events.record(actor, 'lab_version.created', { lab_id: lab.id, version_id: row.id, version: row.version });
+      this.repos.labVersions.insert(row);
+      this.events.record(actor, 'lab_version.created', { lab_id: lab.id, version_id: row.id, version: row.version });
       return toLabVersion({ ...row, seq: 0 });
     });
   }
 
   publish(actor: Actor, labId: string, versionId: string): LabVersion {
-    return inTransaction(this.#db, () => {
+    return this.transaction(() => {
       const version = this.#findVersion(actor.orgId, labId, versionId);
       if (version.status === 'published') throw new ApiError('invalid_state', `Version ${version.version} is already published.`);
       const publishedAt = nowIso();
-      this.#repos.labVersions.publish(version.id, publishedAt);
-      this.#events.record(actor, 'lab_version.published', { lab_id: labId, version_id: version.id, version: version.version });
+      this.repos.labVersions.publish(version.id, publishedAt);
+      this.events.record(actor, 'lab_version.published', { lab_id: labId, version_id: version.id, version: version.version });
       return toLabVersion({ ...version, status: 'published', published_at: publishedAt });
     });
   }
 
   #findLab(orgId: string, labId: string): LabRow {
-    const lab = this.#repos.labs.find(orgId, labId);
+    const lab = this.repos.labs.find(orgId, labId);
     if (!lab) throw notFound('Lab');
     return lab;
   }
 
   #findVersion(orgId: string, labId: string, versionId: string): LabVersionRow {
     const lab = this.#findLab(orgId, labId);
-    const version = this.#repos.labVersions.find(orgId, versionId);
+    const version = this.repos.labVersions.find(orgId, versionId);
     if (!version || version.lab_id !== lab.id) throw notFound('Lab version');
     return version;
   }

@@ -1,39 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import { ApiError, notFound } from '../http/errors.ts';
 import { nowIso } from '../lib/clock.ts';
 import { FIRST_ASCENDING, toPage, type Page } from '../repositories/paging.ts';
-import type { Repositories } from '../repositories/index.ts';
 import type { UserRow } from '../repositories/users.ts';
 import type { ListQuery, Role } from '../schemas/common.ts';
 import type { Member, MemberCreate } from '../schemas/members.ts';
 import type { Actor } from './actor.ts';
-import type { EventLog } from './event-log.ts';
-import { inTransaction } from './transaction.ts';
+import { DomainService } from './domain-service.ts';
 
-export class MemberService {
-  readonly #db: Database;
-  readonly #repos: Repositories;
-  readonly #events: EventLog;
-
-  constructor(db: Database, repos: Repositories, events: EventLog) {
-    this.#db = db;
-    this.#repos = repos;
-    this.#events = events;
-  }
-
+export class MemberService extends DomainService {
   list(orgId: string, query: ListQuery): Page<Member> {
-    const rows = this.#repos.users.pageActive(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
+    const rows = this.repos.users.pageActive(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
     return toPage(rows, query.limit, toMember);
   }
 
   add(actor: Actor, input: MemberCreate): Member {
-    return inTransaction(this.#db, () => {
-      if (this.#repos.users.findActiveByEmail(actor.orgId, input.email)) {
+    return this.transaction(() => {
+      if (this.repos.users.findActiveByEmail(actor.orgId, input.email)) {
         throw new ApiError('already_member', `${input.email} is already a member of this organisation.`);
       }
       const member = this.insertMember(actor.orgId, input);
-      this.#events.record(actor, 'member.added', { ...member });
+      this.events.record(actor, 'member.added', { ...member });
       return member;
     });
   }
@@ -41,41 +28,41 @@ export class MemberService {
   /** Inserts a member without an event: for callers that record their own (organisation bootstrap). */
   insertMember(orgId: string, input: MemberCreate): Member {
     const user = { id: randomUUID(), org_id: orgId, ...input, created_at: nowIso() };
-    this.#repos.users.insert(user);
+    this.repos.users.insert(user);
     return { user_id: user.id, email: user.email, name: user.name, role: user.role };
   }
 
   changeRole(actor: Actor, userId: string, role: Role): Member {
-    return inTransaction(this.#db, () => {
+    return this.transaction(() => {
       const user = this.#findMember(actor.orgId, userId);
       if (user.role === role) return toMember(user);
       if (user.role === 'admin') this.#assertNotLastAdmin(actor.orgId, 'demote');
-      this.#repos.users.updateRole(user.id, role);
-      this.#events.record(actor, 'member.role_changed', { user_id: user.id, from: user.role, to: role });
+      this.repos.users.updateRole(user.id, role);
+      this.events.record(actor, 'member.role_changed', { user_id: user.id, from: user.role, to: role });
       return { ...toMember(user), role };
     });
   }
 
   /** Removes the member and revokes every API key of theirs in the same transaction. */
   remove(actor: Actor, userId: string): void {
-    inTransaction(this.#db, () => {
+    this.transaction(() => {
       const user = this.#findMember(actor.orgId, userId);
       if (user.role === 'admin') this.#assertNotLastAdmin(actor.orgId, 'remove');
       const now = nowIso();
-      this.#repos.users.markRemoved(user.id, now);
-      this.#repos.apiKeys.revokeAllOfUser(user.id, now);
-      this.#events.record(actor, 'member.removed', { user_id: user.id, email: user.email, role: user.role });
+      this.repos.users.markRemoved(user.id, now);
+      this.repos.apiKeys.revokeAllOfUser(user.id, now);
+      this.events.record(actor, 'member.removed', { user_id: user.id, email: user.email, role: user.role });
     });
   }
 
   #findMember(orgId: string, userId: string): UserRow {
-    const user = this.#repos.users.findActive(orgId, userId);
+    const user = this.repos.users.findActive(orgId, userId);
     if (!user) throw notFound('Member');
     return user;
   }
 
   #assertNotLastAdmin(orgId: string, action: 'demote' | 'remove'): void {
-    if (this.#repos.users.countAdmins(orgId) <= 1) {
+    if (this.repos.users.countAdmins(orgId) <= 1) {
       throw new ApiError('last_admin', `Cannot ${action} the last admin of the organisation; promote another member first.`);
     }
   }

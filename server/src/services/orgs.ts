@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import { ApiError } from '../http/errors.ts';
 import { nowIso } from '../lib/clock.ts';
 import { slugify } from '../lib/slug.ts';
-import type { Repositories } from '../repositories/index.ts';
 import type { ApiKeyCreated } from '../schemas/api-keys.ts';
 import type { Member } from '../schemas/members.ts';
 import type { ClosedOrg } from '../schemas/orgs.ts';
 import type { Actor } from './actor.ts';
 import type { ApiKeyService } from './api-keys.ts';
-import type { EventLog } from './event-log.ts';
 import type { MemberService } from './members.ts';
-import { inTransaction } from './transaction.ts';
+import { DomainService, type ServiceDeps } from './domain-service.ts';
 
 export interface NewOrganisation {
   name: string;
@@ -26,17 +23,12 @@ export interface CreatedOrganisation {
   actor: Actor;
 }
 
-export class OrgService {
-  readonly #db: Database;
-  readonly #repos: Repositories;
-  readonly #events: EventLog;
+export class OrgService extends DomainService {
   readonly #members: MemberService;
   readonly #apiKeys: ApiKeyService;
 
-  constructor(db: Database, repos: Repositories, events: EventLog, members: MemberService, apiKeys: ApiKeyService) {
-    this.#db = db;
-    this.#repos = repos;
-    this.#events = events;
+  constructor(deps: ServiceDeps, members: MemberService, apiKeys: ApiKeyService) {
+    super(deps);
     this.#members = members;
     this.#apiKeys = apiKeys;
   }
@@ -45,15 +37,15 @@ export class OrgService {
   create(input: NewOrganisation): CreatedOrganisation {
     const slug = slugify(input.name);
     if (slug === '') throw new ApiError('validation_failed', 'The organisation name must contain a letter or digit.');
-    return inTransaction(this.#db, () => {
-      if (this.#repos.orgs.findBySlug(slug)) {
+    return this.transaction(() => {
+      if (this.repos.orgs.findBySlug(slug)) {
         throw new ApiError('name_taken', `The organisation slug "${slug}" is already taken.`);
       }
       const org = { id: randomUUID(), name: input.name, slug };
-      this.#repos.orgs.insert({ ...org, created_at: nowIso(), closed_at: null });
+      this.repos.orgs.insert({ ...org, created_at: nowIso(), closed_at: null });
       const admin = this.#members.insertMember(org.id, { ...input.admin, role: 'admin' });
       const actor: Actor = { orgId: org.id, userId: admin.user_id, email: admin.email, role: 'admin' };
-      this.#events.record(actor, 'member.added', { ...admin });
+      this.events.record(actor, 'member.added', { ...admin });
       const apiKey = this.#apiKeys.create(actor, { name: 'Bootstrap admin key', role: 'admin' });
       return { org, admin, apiKey, actor };
     });
@@ -61,12 +53,12 @@ export class OrgService {
 
   /** Closes the organisation: from the commit on, every key of it is refused. */
   close(actor: Actor): ClosedOrg {
-    return inTransaction(this.#db, () => {
-      const org = this.#repos.orgs.findById(actor.orgId);
+    return this.transaction(() => {
+      const org = this.repos.orgs.findById(actor.orgId);
       if (!org || org.closed_at) throw new ApiError('invalid_state', 'The organisation is already closed.');
       const closed = { id: org.id, name: org.name, slug: org.slug, closed_at: nowIso() };
-      this.#repos.orgs.close(org.id, closed.closed_at);
-      this.#events.record(actor, 'org.closed', { org_id: closed.id, name: closed.name, slug: closed.slug, closed_at: closed.closed_at });
+      this.repos.orgs.close(org.id, closed.closed_at);
+      this.events.record(actor, 'org.closed', { org_id: closed.id, name: closed.name, slug: closed.slug, closed_at: closed.closed_at });
       return closed;
     });
   }

@@ -1,34 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import { ApiError, notFound } from '../http/errors.ts';
 import { nowIso } from '../lib/clock.ts';
 import { generateJoinCode } from '../lib/join-code.ts';
-import type { Repositories } from '../repositories/index.ts';
 import { FIRST_ASCENDING, toPage, type Page } from '../repositories/paging.ts';
 import type { SessionRow } from '../repositories/sessions.ts';
 import type { ListQuery } from '../schemas/common.ts';
 import type { JoinRequest, JoinResult, Session, SessionCreate, SessionDetail } from '../schemas/sessions.ts';
 import type { Actor } from './actor.ts';
-import type { EventLog } from './event-log.ts';
-import { inTransaction } from './transaction.ts';
+import { DomainService } from './domain-service.ts';
 
 type Transition = { from: Session['state']; to: Session['state']; event: 'session.started' | 'session.ended' };
 const START: Transition = { from: 'scheduled', to: 'running', event: 'session.started' };
 const END: Transition = { from: 'running', to: 'ended', event: 'session.ended' };
 
-export class SessionService {
-  readonly #db: Database;
-  readonly #repos: Repositories;
-  readonly #events: EventLog;
-
-  constructor(db: Database, repos: Repositories, events: EventLog) {
-    this.#db = db;
-    this.#repos = repos;
-    this.#events = events;
-  }
-
+export class SessionService extends DomainService {
   list(orgId: string, query: ListQuery): Page<Session> {
-    const rows = this.#repos.sessions.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
+    const rows = this.repos.sessions.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
     return toPage(rows, query.limit, toSession);
   }
 
@@ -37,8 +24,8 @@ export class SessionService {
   }
 
   create(actor: Actor, input: SessionCreate): Session {
-    return inTransaction(this.#db, () => {
-      const version = this.#repos.labVersions.find(actor.orgId, input.lab_version_id);
+    return this.transaction(() => {
+      const version = this.repos.labVersions.find(actor.orgId, input.lab_version_id);
       if (!version) throw notFound('Lab version');
       if (version.status !== 'published') {
         throw new ApiError('lab_version_not_published', `Lab version ${version.version} is a draft; publish it first.`);
@@ -54,9 +41,9 @@ export class SessionService {
         join_code: this.#newJoinCode(),
         created_at: nowIso(),
       };
-      this.#repos.sessions.insert(row);
+      this.repos.sessions.insert(row);
       const session = toSession({ ...row, seq: 0 });
-      this.#events.record(actor, 'session.created', {
+      this.events.record(actor, 'session.created', {
         session_id: session.id,
         title: session.title,
         lab_version_id: session.lab_version_id,
@@ -76,43 +63,43 @@ export class SessionService {
   }
 
   delete(actor: Actor, sessionId: string): void {
-    inTransaction(this.#db, () => {
+    this.transaction(() => {
       const session = this.#find(actor.orgId, sessionId);
       if (session.state === 'running') {
         throw new ApiError('invalid_state', 'A running session cannot be deleted; end it first.');
       }
-      this.#repos.sessions.delete(session.id);
-      this.#events.record(actor, 'session.deleted', { session_id: session.id, title: session.title });
+      this.repos.sessions.delete(session.id);
+      this.events.record(actor, 'session.deleted', { session_id: session.id, title: session.title });
     });
   }
 
   /** Replaces the join code; the old one stops working with this commit. */
   rotateJoinCode(actor: Actor, sessionId: string): { join_code: string } {
-    return inTransaction(this.#db, () => {
+    return this.transaction(() => {
       const session = this.#find(actor.orgId, sessionId);
       if (session.state === 'ended') throw new ApiError('invalid_state', 'The session has ended; it takes no more participants.');
       const joinCode = this.#newJoinCode();
-      this.#repos.sessions.setJoinCode(session.id, joinCode);
-      this.#events.record(actor, 'session.join_code_rotated', { session_id: session.id });
+      this.repos.sessions.setJoinCode(session.id, joinCode);
+      this.events.record(actor, 'session.join_code_rotated', { session_id: session.id });
       return { join_code: joinCode };
     });
   }
 
   /** Capacity is checked and the participant inserted in one write transaction, so joins never overfill. */
   join(actor: Actor, input: JoinRequest): JoinResult {
-    return inTransaction(this.#db, () => {
-      const session = this.#repos.sessions.findByJoinCode(actor.orgId, input.join_code);
+    return this.transaction(() => {
+      const session = this.repos.sessions.findByJoinCode(actor.orgId, input.join_code);
       if (!session) throw notFound('Join code');
       if (session.state === 'ended') throw new ApiError('invalid_state', 'The session has ended; it takes no more participants.');
-      if (this.#repos.participants.findByEmail(session.id, input.email)) {
+      if (this.repos.participants.findByEmail(session.id, input.email)) {
         throw new ApiError('already_member', `${input.email} has already joined this session.`);
       }
-      if (this.#repos.participants.count(session.id) >= session.capacity) {
+      if (this.repos.participants.count(session.id) >= session.capacity) {
         throw new ApiError('session_full', `The session is full (capacity ${session.capacity}).`);
       }
       const participant = { id: randomUUID(), email: input.email, name: input.name, joined_at: nowIso() };
-      this.#repos.participants.insert({ ...participant, session_id: session.id });
-      this.#events.record(actor, 'participant.joined', {
+      this.repos.participants.insert({ ...participant, session_id: session.id });
+      this.events.record(actor, 'participant.joined', {
         session_id: session.id,
         participant_id: participant.id,
         email: participant.email,
@@ -123,32 +110,32 @@ export class SessionService {
   }
 
   #transition(actor: Actor, sessionId: string, transition: Transition): SessionDetail {
-    return inTransaction(this.#db, () => {
+    return this.transaction(() => {
       const session = this.#find(actor.orgId, sessionId);
       if (session.state !== transition.from) {
         throw new ApiError('invalid_state', `The session is ${session.state}; only a ${transition.from} session can become ${transition.to}.`);
       }
-      this.#repos.sessions.setState(session.id, transition.to);
-      this.#events.record(actor, transition.event, { session_id: session.id, title: session.title });
+      this.repos.sessions.setState(session.id, transition.to);
+      this.events.record(actor, transition.event, { session_id: session.id, title: session.title });
       return this.#detail({ ...session, state: transition.to });
     });
   }
 
   #find(orgId: string, sessionId: string): SessionRow {
-    const session = this.#repos.sessions.find(orgId, sessionId);
+    const session = this.repos.sessions.find(orgId, sessionId);
     if (!session) throw notFound('Session');
     return session;
   }
 
   #detail(session: SessionRow): SessionDetail {
-    return { ...toSession(session), participants: this.#repos.participants.count(session.id) };
+    return { ...toSession(session), participants: this.repos.participants.count(session.id) };
   }
 
   #newJoinCode(): string {
     // 31^8 ≈ 8.5e11 codes: a collision is rare, but the unique index would turn one into a 500.
     for (;;) {
       const code = generateJoinCode();
-      if (!this.#repos.sessions.joinCodeTaken(code)) return code;
+      if (!this.repos.sessions.joinCodeTaken(code)) return code;
     }
   }
 }

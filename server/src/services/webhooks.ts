@@ -1,34 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import { ApiError, notFound } from '../http/errors.ts';
 import { nowIso } from '../lib/clock.ts';
 import { webhookUrlProblem } from '../lib/network-policy.ts';
 import { generateWebhookSecret } from '../lib/webhook-secret.ts';
-import type { Repositories } from '../repositories/index.ts';
 import { FIRST_ASCENDING, toPage, type Page } from '../repositories/paging.ts';
 import type { WebhookRow } from '../repositories/webhooks.ts';
 import type { ListQuery } from '../schemas/common.ts';
 import type { EventType } from '../schemas/events.ts';
 import type { Webhook, WebhookCreate, WebhookCreated } from '../schemas/webhooks.ts';
 import type { Actor } from './actor.ts';
-import type { EventLog } from './event-log.ts';
-import { inTransaction } from './transaction.ts';
+import { DomainService, type ServiceDeps } from './domain-service.ts';
 
-export class WebhookService {
-  readonly #db: Database;
-  readonly #repos: Repositories;
-  readonly #events: EventLog;
+export class WebhookService extends DomainService {
   readonly #allowInsecureUrls: boolean;
 
-  constructor(db: Database, repos: Repositories, events: EventLog, options: { allowInsecureUrls: boolean }) {
-    this.#db = db;
-    this.#repos = repos;
-    this.#events = events;
+  constructor(deps: ServiceDeps, options: { allowInsecureUrls: boolean }) {
+    super(deps);
     this.#allowInsecureUrls = options.allowInsecureUrls;
   }
 
   list(orgId: string, query: ListQuery): Page<Webhook> {
-    const rows = this.#repos.webhooks.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
+    const rows = this.repos.webhooks.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
     return toPage(rows, query.limit, toWebhook);
   }
 
@@ -40,8 +32,8 @@ export class WebhookService {
   }
 
   create(actor: Actor, input: WebhookCreate): WebhookCreated {
-    return inTransaction(this.#db, () => {
-      if (this.#repos.webhooks.findByUrl(actor.orgId, input.url)) {
+    return this.transaction(() => {
+      if (this.repos.webhooks.findByUrl(actor.orgId, input.url)) {
         throw new ApiError('url_taken', `A webhook endpoint for ${input.url} already exists.`);
       }
       const row = {
@@ -53,19 +45,19 @@ export class WebhookService {
         secret: generateWebhookSecret(),
         created_at: nowIso(),
       };
-      this.#repos.webhooks.insert(row);
+      this.repos.webhooks.insert(row);
       const webhook = toWebhook({ ...row, seq: 0 });
-      this.#events.record(actor, 'webhook.created', { webhook_id: webhook.id, url: webhook.url, event_types: webhook.event_types });
+      this.events.record(actor, 'webhook.created', { webhook_id: webhook.id, url: webhook.url, event_types: webhook.event_types });
       return { ...webhook, secret: row.secret };
     });
   }
 
   delete(actor: Actor, webhookId: string): void {
-    inTransaction(this.#db, () => {
-      const webhook = this.#repos.webhooks.find(actor.orgId, webhookId);
+    this.transaction(() => {
+      const webhook = this.repos.webhooks.find(actor.orgId, webhookId);
       if (!webhook) throw notFound('Webhook endpoint');
-      this.#repos.webhooks.delete(webhook.id);
-      this.#events.record(actor, 'webhook.deleted', { webhook_id: webhook.id, url: webhook.url });
+      this.repos.webhooks.delete(webhook.id);
+      this.events.record(actor, 'webhook.deleted', { webhook_id: webhook.id, url: webhook.url });
     });
   }
 }
