@@ -16,6 +16,7 @@ const Env = z.object({
     .transform((value) => value.split(',').map((part) => part.trim()))
     .pipe(z.array(Seconds).min(1)),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10000),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
 });
 
 export interface Config {
@@ -23,7 +24,7 @@ export interface Config {
   host: string;
   databasePath: string;
   rateLimit: { requests: number; windowSeconds: number };
-  webhooks: { allowInsecureUrls: boolean; retryScheduleSeconds: number[]; timeoutMs: number };
+  webhooks: { allowInsecureUrls: boolean; retryScheduleSeconds: number[]; timeoutMs: number; concurrency: number };
 }
 
 /** Configuration from environment variables; an invalid value stops the server with a message naming it. */
@@ -43,6 +44,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       allowInsecureUrls: e.WEBHOOK_ALLOW_INSECURE_URLS,
       retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE_S,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
     },
   };
 }

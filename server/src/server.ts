@@ -8,6 +8,7 @@ import type { Logger } from './http/error-handler.ts';
 import { IdempotencyStore } from './http/idempotency.ts';
 import { createRepositories } from './repositories/index.ts';
 import { createServices, type Services } from './services/index.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -18,7 +19,7 @@ export interface RunningServer {
   port: number;
   db: Database;
   services: Services;
-  /** Stops accepting connections, lets in-flight requests finish, closes the database. */
+  /** Stops accepting connections, lets in-flight requests and webhook sends finish, closes the database. */
   close(): Promise<void>;
 }
 
@@ -55,6 +56,10 @@ export async function startServer(config: Config, logger: Logger = consoleLogger
   const purge = setInterval(() => idempotency.purgeExpired(), HOUR_MS);
   purge.unref();
 
+  const dispatcher = new WebhookDispatcher(db, repos, config.webhooks, logger);
+  services.events.onDeliveriesQueued(() => dispatcher.wake());
+  dispatcher.start();
+
   const app = createApp({ config, db, repos, services, idempotency, logger });
   let server: Server;
   try {
@@ -63,6 +68,7 @@ export async function startServer(config: Config, logger: Logger = consoleLogger
     });
   } catch (error) {
     clearInterval(purge);
+    await dispatcher.stop();
     db.close();
     throw error;
   }
@@ -76,8 +82,9 @@ export async function startServer(config: Config, logger: Logger = consoleLogger
       clearInterval(purge);
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       force.unref();
-      server.close(() => {
+      server.close(async () => {
         clearTimeout(force);
+        await dispatcher.stop();
         db.close();
         resolve();
       });

@@ -18,6 +18,7 @@ const ADMIN_ONLY = new Set([
   'GET /orgs/{orgId}/webhooks',
   'POST /orgs/{orgId}/webhooks',
   'DELETE /orgs/{orgId}/webhooks/{webhookId}',
+  'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries',
 ]);
 
 let server: TestServer;

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { MIGRATIONS } from '../../server/src/db/migrations.ts';
 import { ApiClient } from './support/api-client.ts';
 import { npmRun, spawnServer } from './support/processes.ts';
 
@@ -33,7 +34,7 @@ describe('the server process', () => {
       expect((await again.get(`/sessions/${session.id}`)).body).toMatchObject({ id: session.id, title: 'Survives' });
       const db = new Database(env.DATABASE_PATH, { readonly: true });
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)!.version);
       db.close();
     } finally {
       second.child.kill('SIGTERM');

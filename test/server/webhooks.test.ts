@@ -21,12 +21,13 @@ describe('webhook endpoints (strict URL policy)', () => {
       event_types: ['member.removed', 'org.closed'],
       description: 'Ops',
       created_at: expect.any(String),
+      disabled_at: null,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     expect(Buffer.from(response.body.secret.slice(6), 'base64')).toHaveLength(32);
 
     const list = await org.admin.get(`/orgs/${org.id}/webhooks`);
-    expect(list.body).toEqual([{ id: response.body.id, url: response.body.url, event_types: response.body.event_types, description: 'Ops', created_at: response.body.created_at }]);
+    expect(list.body).toEqual([{ id: response.body.id, url: response.body.url, event_types: response.body.event_types, description: 'Ops', created_at: response.body.created_at, disabled_at: null }]);
   });
 
   it('refuses the same URL twice in the organisation with 409 url_taken', async () => {

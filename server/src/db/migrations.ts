@@ -137,6 +137,30 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
     `,
   },
+  {
+    version: 2,
+    name: 'webhook delivery outbox',
+    sql: `
+      ALTER TABLE webhooks ADD COLUMN disabled_at TEXT;
+
+      -- One row per (event, subscribed endpoint), written in the transaction of the event: the outbox.
+      CREATE TABLE webhook_deliveries (
+        seq              INTEGER PRIMARY KEY,
+        id               TEXT NOT NULL UNIQUE,
+        webhook_id       TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        event_id         TEXT NOT NULL REFERENCES events(id),
+        status           TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'exhausted')),
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at  INTEGER,          -- Unix ms; null once final
+        claimed_until    INTEGER,          -- Unix ms; a dispatcher is sending it until then
+        last_status_code INTEGER,
+        last_error       TEXT,
+        last_attempt_at  TEXT
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status IN ('pending', 'failed');
+      CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, seq);
+    `,
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): void {

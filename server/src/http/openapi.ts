@@ -7,7 +7,7 @@ import { Lab, LabCreate, LabVersion } from '../schemas/labs.ts';
 import { Member, MemberCreate, MemberRoleUpdate } from '../schemas/members.ts';
 import { ClosedOrg } from '../schemas/orgs.ts';
 import { JoinCode, JoinRequest, JoinResult, Session, SessionCreate, SessionDetail } from '../schemas/sessions.ts';
-import { Webhook, WebhookCreate, WebhookCreated } from '../schemas/webhooks.ts';
+import { Webhook, WebhookCreate, WebhookCreated, WebhookDelivery } from '../schemas/webhooks.ts';
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { MAX_BODY_BYTES } from './json-body.ts';
 import type { AnyRoute } from './route.ts';
@@ -31,6 +31,7 @@ const RESPONSE_SCHEMAS = {
   ApiKeyCreated,
   Webhook,
   WebhookCreated,
+  WebhookDelivery,
   Error: ErrorEnvelope,
 };
 

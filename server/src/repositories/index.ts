@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { ApiKeyRepository } from './api-keys.ts';
+import { DeliveryRepository } from './deliveries.ts';
 import { EventRepository } from './events.ts';
 import { IdempotencyRepository } from './idempotency.ts';
 import { LabRepository, LabVersionRepository } from './labs.ts';
@@ -18,6 +19,7 @@ export interface Repositories {
   participants: ParticipantRepository;
   events: EventRepository;
   webhooks: WebhookRepository;
+  deliveries: DeliveryRepository;
   idempotency: IdempotencyRepository;
 }
 
@@ -32,6 +34,7 @@ export function createRepositories(db: Database): Repositories {
     participants: new ParticipantRepository(db),
     events: new EventRepository(db),
     webhooks: new WebhookRepository(db),
+    deliveries: new DeliveryRepository(db),
     idempotency: new IdempotencyRepository(db),
   };
 }

@@ -10,8 +10,9 @@ export interface WebhookRow {
   description: string | null;
   secret: string;
   created_at: string;
+  disabled_at: string | null;
 }
-export type NewWebhook = Omit<WebhookRow, 'seq'>;
+export type NewWebhook = Omit<WebhookRow, 'seq' | 'disabled_at'>;
 
 export class WebhookRepository {
   readonly #insert;
@@ -19,6 +20,7 @@ export class WebhookRepository {
   readonly #findByUrl;
   readonly #page;
   readonly #delete;
+  readonly #disable;
 
   constructor(db: Database) {
     this.#insert = db.prepare<NewWebhook>(
@@ -31,6 +33,7 @@ export class WebhookRepository {
       'SELECT * FROM webhooks WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
     this.#delete = db.prepare<[string]>('DELETE FROM webhooks WHERE id = ?');
+    this.#disable = db.prepare<[string, string]>('UPDATE webhooks SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL');
   }
 
   insert(webhook: NewWebhook): void {
@@ -49,7 +52,12 @@ export class WebhookRepository {
     return this.#page.all(orgId, afterSeq, limit);
   }
 
+  /** Deletes the endpoint and, by cascade, its deliveries. */
   delete(webhookId: string): void {
     this.#delete.run(webhookId);
+  }
+
+  disable(webhookId: string, disabledAt: string): void {
+    this.#disable.run(disabledAt, webhookId);
   }
 }

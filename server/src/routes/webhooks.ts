@@ -1,7 +1,7 @@
 import { defineRoute } from '../http/route.ts';
 import { listQuery } from '../schemas/common.ts';
 import { OrgParams } from '../schemas/orgs.ts';
-import { Webhook, WebhookCreate, WebhookCreated, WebhookParams } from '../schemas/webhooks.ts';
+import { Webhook, WebhookCreate, WebhookCreated, WebhookDelivery, WebhookParams } from '../schemas/webhooks.ts';
 
 export const webhookRoutes = [
   defineRoute({
@@ -45,5 +45,18 @@ export const webhookRoutes = [
     params: WebhookParams,
     success: { status: 204, description: 'Deleted.' },
     handle: ({ services, actor, params }) => services.webhooks.delete(actor, params.webhookId),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/orgs/{orgId}/webhooks/{webhookId}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    summary: 'List the deliveries to a webhook endpoint, newest first',
+    description: 'Each delivery is one event sent (and retried) to this endpoint, with its state and last attempt.',
+    access: 'admin',
+    params: WebhookParams,
+    query: listQuery(100),
+    success: { status: 200, description: 'A page of deliveries.', schema: WebhookDelivery, list: true },
+    handle: ({ services, caller, params, query }) => services.webhooks.listDeliveries(caller.org.id, params.webhookId, query),
   }),
 ];

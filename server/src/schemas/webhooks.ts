@@ -33,6 +33,9 @@ export const Webhook = z.object({
   event_types: z.array(EventType),
   description: z.string().optional(),
   created_at: Timestamp,
+  disabled_at: Timestamp.nullable().meta({
+    description: 'Set when the endpoint answered 410 Gone; a disabled endpoint receives no more deliveries.',
+  }),
 });
 export type Webhook = z.infer<typeof Webhook>;
 
@@ -40,3 +43,20 @@ export const WebhookCreated = Webhook.extend({
   secret: z.string().meta({ description: 'Signing secret (`whsec_…`). Shown once, in this response only.' }),
 });
 export type WebhookCreated = z.infer<typeof WebhookCreated>;
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'exhausted'] as const;
+
+export const WebhookDelivery = z.object({
+  id: Uuid,
+  event_id: Uuid,
+  event_type: EventType,
+  status: z.enum(DELIVERY_STATUSES).meta({
+    description: '`pending` (not tried yet), `succeeded`, `failed` (will be retried at `next_attempt_at`) or `exhausted` (no more tries).',
+  }),
+  attempts: z.int(),
+  last_status_code: z.int().nullable().meta({ description: 'HTTP status of the last attempt; null if none was received.' }),
+  last_error: z.string().nullable(),
+  last_attempt_at: Timestamp.nullable(),
+  next_attempt_at: Timestamp.nullable(),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;

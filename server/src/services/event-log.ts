@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { nowIso } from '../lib/clock.ts';
 import { FIRST_DESCENDING, toPage, type Page } from '../repositories/paging.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { EventRow } from '../repositories/events.ts';
@@ -13,14 +12,25 @@ import type { Actor } from './actor.ts';
  */
 export class EventLog {
   readonly #repos: Repositories;
+  #onDeliveriesQueued: () => void = () => {};
 
   constructor(repos: Repositories) {
     this.#repos = repos;
   }
 
+  /** Called after an event queued webhook deliveries (once its transaction has run, in the same tick). */
+  onDeliveriesQueued(listener: () => void): void {
+    this.#onDeliveriesQueued = listener;
+  }
+
+  /** Records the event and, in the same transaction, one webhook delivery per subscribed endpoint (the outbox). */
   record(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
-    const event: ActivityEvent = { id: randomUUID(), type, actor: actor.email, occurred_at: nowIso(), data };
+    const now = new Date();
+    const event: ActivityEvent = { id: randomUUID(), type, actor: actor.email, occurred_at: now.toISOString(), data };
     this.#repos.events.insert({ ...event, org_id: actor.orgId, data: JSON.stringify(data) });
+    if (this.#repos.deliveries.enqueue({ id: event.id, org_id: actor.orgId, type }, now.getTime()) > 0) {
+      this.#onDeliveriesQueued();
+    }
     return event;
   }
 

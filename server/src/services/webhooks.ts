@@ -3,11 +3,12 @@ import { ApiError, notFound } from '../http/errors.ts';
 import { nowIso } from '../lib/clock.ts';
 import { webhookUrlProblem } from '../lib/network-policy.ts';
 import { generateWebhookSecret } from '../lib/webhook-secret.ts';
-import { FIRST_ASCENDING, toPage, type Page } from '../repositories/paging.ts';
+import type { DeliveryRow } from '../repositories/deliveries.ts';
+import { FIRST_ASCENDING, FIRST_DESCENDING, toPage, type Page } from '../repositories/paging.ts';
 import type { WebhookRow } from '../repositories/webhooks.ts';
 import type { ListQuery } from '../schemas/common.ts';
 import type { EventType } from '../schemas/events.ts';
-import type { Webhook, WebhookCreate, WebhookCreated } from '../schemas/webhooks.ts';
+import type { Webhook, WebhookCreate, WebhookCreated, WebhookDelivery } from '../schemas/webhooks.ts';
 import type { Actor } from './actor.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
@@ -46,19 +47,32 @@ export class WebhookService extends DomainService {
         created_at: nowIso(),
       };
       this.repos.webhooks.insert(row);
-      const webhook = toWebhook({ ...row, seq: 0 });
+      const webhook = toWebhook({ ...row, seq: 0, disabled_at: null });
       this.events.record(actor, 'webhook.created', { webhook_id: webhook.id, url: webhook.url, event_types: webhook.event_types });
       return { ...webhook, secret: row.secret };
     });
   }
 
+  /** Deliveries to the endpoint, newest first. */
+  listDeliveries(orgId: string, webhookId: string, query: ListQuery): Page<WebhookDelivery> {
+    const webhook = this.#find(orgId, webhookId);
+    const rows = this.repos.deliveries.pageNewestFirst(webhook.id, query.cursor ?? FIRST_DESCENDING, query.limit + 1);
+    return toPage(rows, query.limit, toDelivery);
+  }
+
+  /** Deletes the endpoint; its pending deliveries go with it. */
   delete(actor: Actor, webhookId: string): void {
     this.transaction(() => {
-      const webhook = this.repos.webhooks.find(actor.orgId, webhookId);
-      if (!webhook) throw notFound('Webhook endpoint');
+      const webhook = this.#find(actor.orgId, webhookId);
       this.repos.webhooks.delete(webhook.id);
       this.events.record(actor, 'webhook.deleted', { webhook_id: webhook.id, url: webhook.url });
     });
+  }
+
+  #find(orgId: string, webhookId: string): WebhookRow {
+    const webhook = this.repos.webhooks.find(orgId, webhookId);
+    if (!webhook) throw notFound('Webhook endpoint');
+    return webhook;
   }
 }
 
@@ -69,5 +83,20 @@ function toWebhook(row: WebhookRow): Webhook {
     event_types: JSON.parse(row.event_types) as EventType[],
     ...(row.description !== null ? { description: row.description } : {}),
     created_at: row.created_at,
+    disabled_at: row.disabled_at,
+  };
+}
+
+function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    event_type: row.event_type as EventType,
+    status: row.status,
+    attempts: row.attempts,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    last_attempt_at: row.last_attempt_at,
+    next_attempt_at: row.next_attempt_at === null ? null : new Date(row.next_attempt_at).toISOString(),
   };
 }
