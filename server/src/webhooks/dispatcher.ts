@@ -127,9 +127,17 @@ export class WebhookDispatcher {
   }
 
   #retryAfter(attempts: number): Pick<AttemptOutcome, 'status' | 'next_attempt_at'> {
-    const delaySeconds = this.#options.retryScheduleSeconds[attempts - 1];
-    if (delaySeconds === undefined) return { status: 'exhausted', next_attempt_at: null };
-    const jitter = 1 + JITTER * (2 * Math.random() - 1);
-    return { status: 'failed', next_attempt_at: Date.now() + Math.round(delaySeconds * 1000 * jitter) };
+    const delayMs = retryDelayMs(this.#options.retryScheduleSeconds, attempts);
+    return delayMs === null ? { status: 'exhausted', next_attempt_at: null } : { status: 'failed', next_attempt_at: Date.now() + delayMs };
   }
+}
+
+/**
+ * Delay before the next try after `attempts` failed ones: the schedule's entry ±10%, so that many
+ * deliveries failing together do not all retry in the same instant; null once the schedule is used up.
+ */
+export function retryDelayMs(scheduleSeconds: readonly number[], attempts: number, random: () => number = Math.random): number | null {
+  const delaySeconds = scheduleSeconds[attempts - 1];
+  if (delaySeconds === undefined) return null;
+  return Math.round(delaySeconds * 1000 * (1 + JITTER * (2 * random() - 1)));
 }
