@@ -1,0 +1,29 @@
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import { apiRequestAllItems } from '../shared/transport';
+import { matches } from './matches';
+
+/** Published versions of every lab, shown with the lab's name: what a session can be created on. */
+export async function searchPublishedLabVersions(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const labs = await apiRequestAllItems.call(this, '/labs');
+	const results: INodeListSearchResult['results'] = [];
+	for (const lab of labs) {
+		const versions = await apiRequestAllItems.call(this, `/labs/${lab.id}/versions`);
+		for (const version of versions.filter((v) => v.status === 'published')) {
+			const name = `${lab.name} — v${version.version}`;
+			if (matches(filter, name)) results.push({ name, value: version.id as string });
+		}
+	}
+	return { results };
+}
+
+/** Draft versions of the lab chosen in the node's Lab parameter: what can be published. */
+export async function searchDraftLabVersions(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const labId = this.getCurrentNodeParameter('lab', { extractValue: true }) as string | undefined;
+	if (!labId) return { results: [] };
+	const versions: IDataObject[] = await apiRequestAllItems.call(this, `/labs/${encodeURIComponent(labId)}/versions`);
+	return {
+		results: versions
+			.filter((version) => version.status === 'draft' && matches(filter, `v${version.version}`))
+			.map((version) => ({ name: `v${version.version} (draft)`, value: version.id as string })),
+	};
+}

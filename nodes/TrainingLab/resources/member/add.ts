@@ -1,0 +1,29 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { roleOptions } from '../../shared/descriptions';
+import { apiRequest, idempotencyKeyFor } from '../../shared/transport';
+import type { ExecutionContext } from '../../shared/types';
+
+export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['member'], operation: ['add'] } }, [
+	{
+		displayName: 'Email',
+		name: 'email',
+		type: 'string',
+		placeholder: 'name@email.com',
+		default: '',
+		required: true,
+	},
+	{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true },
+	{ displayName: 'Role', name: 'role', type: 'options', options: roleOptions, default: 'trainer' },
+]);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number, context: ExecutionContext): Promise<IDataObject> {
+	const body = {
+		email: this.getNodeParameter('email', itemIndex) as string,
+		name: this.getNodeParameter('name', itemIndex) as string,
+		role: this.getNodeParameter('role', itemIndex) as string,
+	};
+	const path = `/orgs/${await context.orgId()}/members`;
+	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
+	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex })).body as IDataObject;
+}

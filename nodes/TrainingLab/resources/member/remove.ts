@@ -1,0 +1,16 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { memberLocator } from '../../shared/descriptions';
+import { locatorValue } from '../../shared/list';
+import { apiRequest } from '../../shared/transport';
+import type { ExecutionContext } from '../../shared/types';
+
+export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['member'], operation: ['remove'] } }, [
+	{ ...memberLocator, description: 'The member to remove. All their API keys are revoked at once.' },
+]);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number, context: ExecutionContext): Promise<IDataObject> {
+	const userId = locatorValue.call(this, 'member', itemIndex);
+	await apiRequest.call(this, 'DELETE', `/orgs/${await context.orgId()}/members/${encodeURIComponent(userId)}`, { itemIndex });
+	return { removed: true, user_id: userId };
+}

@@ -1,0 +1,25 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { memberLocator, roleOptions } from '../../shared/descriptions';
+import { locatorValue } from '../../shared/list';
+import { apiRequest } from '../../shared/transport';
+import type { ExecutionContext } from '../../shared/types';
+
+export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['member'], operation: ['updateRole'] } }, [
+	memberLocator,
+	{
+		displayName: 'Role',
+		name: 'role',
+		type: 'options',
+		options: roleOptions,
+		default: 'trainer',
+		description: 'The new role. The last admin cannot be demoted.',
+	},
+]);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number, context: ExecutionContext): Promise<IDataObject> {
+	const userId = locatorValue.call(this, 'member', itemIndex);
+	const body = { role: this.getNodeParameter('role', itemIndex) as string };
+	const path = `/orgs/${await context.orgId()}/members/${encodeURIComponent(userId)}`;
+	return (await apiRequest.call(this, 'PATCH', path, { body, itemIndex })).body as IDataObject;
+}

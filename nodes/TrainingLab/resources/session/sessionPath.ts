@@ -1,0 +1,7 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { locatorValue } from '../../shared/list';
+
+/** `/sessions/{id}` of the session chosen in the item's Session parameter. */
+export function sessionPath(this: IExecuteFunctions, itemIndex: number, suffix = ''): string {
+	return `/sessions/${encodeURIComponent(locatorValue.call(this, 'session', itemIndex))}${suffix}`;
+}

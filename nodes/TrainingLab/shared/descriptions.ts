@@ -1,0 +1,89 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+const UUID_REGEX = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+function locator(name: string, displayName: string, searchListMethod: string, description: string): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod, searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. 0b5c7a3e-6f0d-4f43-9a5e-2f1d8c4b7e21',
+				validation: [
+					{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: `Not a valid ${displayName.toLowerCase()} ID` } },
+				],
+			},
+		],
+	};
+}
+
+export const memberLocator = locator('member', 'Member', 'searchMembers', 'The member, by name or e-mail');
+export const sessionLocator = locator('session', 'Session', 'searchSessions', 'The training session');
+export const labLocator = locator('lab', 'Lab', 'searchLabs', 'The lab');
+export const publishedLabVersionLocator = locator(
+	'labVersion',
+	'Lab Version',
+	'searchPublishedLabVersions',
+	'A published lab version to run the session on',
+);
+export const draftLabVersionLocator = locator('labVersion', 'Lab Version', 'searchDraftLabVersions', 'A draft version of the lab');
+
+export const roleOptions = [
+	{ name: 'Admin', value: 'admin' },
+	{ name: 'Trainer', value: 'trainer' },
+];
+
+/** Return All / Limit of every list operation. */
+export function returnAllOrLimit(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}
+
+export const EVENT_TYPE_OPTIONS = [
+	{ name: 'API Key Created', value: 'api_key.created' },
+	{ name: 'API Key Revoked', value: 'api_key.revoked' },
+	{ name: 'Lab Created', value: 'lab.created' },
+	{ name: 'Lab Version Created', value: 'lab_version.created' },
+	{ name: 'Lab Version Published', value: 'lab_version.published' },
+	{ name: 'Member Added', value: 'member.added' },
+	{ name: 'Member Removed', value: 'member.removed' },
+	{ name: 'Member Role Changed', value: 'member.role_changed' },
+	{ name: 'Organization Closed', value: 'org.closed' },
+	{ name: 'Participant Joined', value: 'participant.joined' },
+	{ name: 'Session Created', value: 'session.created' },
+	{ name: 'Session Deleted', value: 'session.deleted' },
+	{ name: 'Session Ended', value: 'session.ended' },
+	{ name: 'Session Join Code Rotated', value: 'session.join_code_rotated' },
+	{ name: 'Session Started', value: 'session.started' },
+	{ name: 'Webhook Created', value: 'webhook.created' },
+	{ name: 'Webhook Deleted', value: 'webhook.deleted' },
+];

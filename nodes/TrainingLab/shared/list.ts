@@ -1,0 +1,13 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { apiRequestAllItems } from './transport';
+
+/** Fetches a list honouring the operation's Return All / Limit parameters. */
+export async function getList(this: IExecuteFunctions, itemIndex: number, path: string): Promise<IDataObject[]> {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
+	const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
+	return await apiRequestAllItems.call(this, path, { limit, itemIndex });
+}
+
+export function locatorValue(this: IExecuteFunctions, name: string, itemIndex: number): string {
+	return this.getNodeParameter(name, itemIndex, undefined, { extractValue: true }) as string;
+}

@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestMethods,
+	ILoadOptionsFunctions,
+	IN8nHttpFullResponse,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError, sleep } from 'n8n-workflow';
+
+export const CREDENTIAL_TYPE = 'trainingLabApi';
+
+type Context = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions;
+
+export interface RequestOptions {
+	body?: IDataObject;
+	qs?: IDataObject;
+	/** Sent as `Idempotency-Key`: the server replays the first response to a repeated create. */
+	idempotencyKey?: string;
+	/** How often to wait out a 429 before giving up (default 5). */
+	maxRateLimitRetries?: number;
+	itemIndex?: number;
+}
+
+export interface ApiResponse {
+	body: unknown;
+	headers: Record<string, string | string[] | undefined>;
+}
+
+// A dropped connection or a gateway error may hide a request that succeeded; only requests that
+// are safe to repeat (reads, deletes and creates carrying an Idempotency-Key) are sent again.
+const TRANSIENT_RETRY_DELAYS_MS = [500, 1500];
+const TRANSIENT_STATUSES = new Set([502, 503, 504]);
+
+/**
+ * Every request of the package goes through here: base URL from the credential, authentication by
+ * n8n, `429` waited out for `Retry-After` seconds, transient failures of repeatable requests retried,
+ * and API errors turned into a NodeApiError carrying the API's code and message.
+ */
+export async function apiRequest(
+	this: Context,
+	method: IHttpRequestMethods,
+	path: string,
+	options: RequestOptions = {},
+): Promise<ApiResponse> {
+	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
+	const baseUrl = String(credentials.baseUrl).replace(/\/+$/, '');
+	const repeatable = method !== 'POST' || options.idempotencyKey !== undefined;
+	const maxRateLimitRetries = options.maxRateLimitRetries ?? 5;
+	let rateLimitRetries = 0;
+	let transientRetries = 0;
+
+	for (;;) {
+		let response: IN8nHttpFullResponse;
+		try {
+			response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
+				method,
+				url: `${baseUrl}${path}`,
+				qs: options.qs,
+				body: options.body,
+				json: true,
+				headers: options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {},
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+			})) as IN8nHttpFullResponse;
+		} catch (error) {
+			if (repeatable && transientRetries < TRANSIENT_RETRY_DELAYS_MS.length) {
+				await sleep(TRANSIENT_RETRY_DELAYS_MS[transientRetries++]);
+				continue;
+			}
+			throw new NodeApiError(this.getNode(), error as JsonObject, { itemIndex: options.itemIndex });
+		}
+
+		const { statusCode } = response;
+		if (statusCode === 429 && rateLimitRetries < maxRateLimitRetries) {
+			rateLimitRetries++;
+			await sleep(retryAfterMs(response.headers));
+			continue;
+		}
+		if (TRANSIENT_STATUSES.has(statusCode) && repeatable && transientRetries < TRANSIENT_RETRY_DELAYS_MS.length) {
+			await sleep(TRANSIENT_RETRY_DELAYS_MS[transientRetries++]);
+			continue;
+		}
+		if (statusCode >= 400) throw apiError(this, response, options.itemIndex);
+		return { body: response.body, headers: response.headers as ApiResponse['headers'] };
+	}
+}
+
+/** Follows `Link: rel="next"` until `limit` items (or all of them) are collected. */
+export async function apiRequestAllItems(
+	this: Context,
+	path: string,
+	options: RequestOptions & { limit?: number } = {},
+): Promise<IDataObject[]> {
+	const items: IDataObject[] = [];
+	const pageSize = Math.min(options.limit ?? 200, 200);
+	let cursor: string | undefined;
+	do {
+		const { body, headers } = await apiRequest.call(this, 'GET', path, {
+			...options,
+			qs: { ...options.qs, limit: pageSize, ...(cursor ? { cursor } : {}) },
+		});
+		items.push(...(body as IDataObject[]));
+		cursor = nextCursor(headers.link);
+	} while (cursor && (options.limit === undefined || items.length < options.limit));
+	return options.limit === undefined ? items : items.slice(0, options.limit);
+}
+
+/**
+ * The cursor of the next page. Only the cursor is taken from the Link URL: requests keep going to
+ * the credential's base URL, whatever host the server believes it has.
+ */
+export function nextCursor(link: string | string[] | undefined): string | undefined {
+	const header = Array.isArray(link) ? link.join(', ') : link;
+	const next = header ? /<([^>]+)>\s*;\s*rel="next"/.exec(header)?.[1] : undefined;
+	return next ? (new URL(next).searchParams.get('cursor') ?? undefined) : undefined;
+}
+
+/** An Idempotency-Key for a create: the same execution, node, item and body always give the same key. */
+export function idempotencyKeyFor(context: IExecuteFunctions, itemIndex: number, body: IDataObject): string {
+	const node = context.getNode();
+	const source = JSON.stringify([context.getExecutionId(), node.id, itemIndex, body]);
+	return `n8n-${createHash('sha256').update(source).digest('base64url')}`;
+}
+
+function retryAfterMs(headers: IN8nHttpFullResponse['headers']): number {
+	const seconds = Number(headers['retry-after']);
+	return (Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000;
+}
+
+function apiError(context: Context, response: IN8nHttpFullResponse, itemIndex: number | undefined): NodeApiError {
+	const envelope = (response.body as { error?: { code?: string; message?: string; details?: Array<{ path: string; message: string }> } })
+		?.error;
+	const details = envelope?.details?.map((detail) => `${detail.path || '(body)'}: ${detail.message}`).join('; ');
+	const error = new NodeApiError(context.getNode(), (response.body ?? {}) as JsonObject, {
+		httpCode: String(response.statusCode),
+		message: envelope?.message ?? `The Training Lab API answered HTTP ${response.statusCode}`,
+		description: [envelope?.code && `Error code: ${envelope.code}`, details].filter(Boolean).join(' — ') || undefined,
+		itemIndex,
+	});
+	if (envelope?.code) error.context.apiCode = envelope.code;
+	return error;
+}
