@@ -81,6 +81,24 @@ export class TrainingLab implements INodeType {
 			...participantDescription,
 			...sessionDescription,
 			...webhookDescription,
+			{
+				displayName: 'Request Options',
+				name: 'requestOptions',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Max Retries on Rate Limit',
+						name: 'maxRateLimitRetries',
+						type: 'number',
+						typeOptions: { minValue: 0, maxValue: 20, numberPrecision: 0 },
+						default: 5,
+						description:
+							'How many times a request answered 429 (rate limited) is repeated after waiting the Retry-After time the API asks for',
+					},
+				],
+			},
 		],
 	};
 

@@ -18,7 +18,8 @@ export async function searchPublishedLabVersions(this: ILoadOptionsFunctions, fi
 
 /** Draft versions of the lab chosen in the node's Lab parameter: what can be published. */
 export async function searchDraftLabVersions(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const labId = this.getCurrentNodeParameter('lab', { extractValue: true }) as string | undefined;
+	const lab = this.getCurrentNodeParameter('lab') as { value?: string } | string | undefined;
+	const labId = typeof lab === 'object' ? lab?.value : lab;
 	if (!labId) return { results: [] };
 	const versions: IDataObject[] = await apiRequestAllItems.call(this, `/labs/${encodeURIComponent(labId)}/versions`);
 	return {

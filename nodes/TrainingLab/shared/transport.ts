@@ -19,8 +19,7 @@ export interface RequestOptions {
 	qs?: IDataObject;
 	/** Sent as `Idempotency-Key`: the server replays the first response to a repeated create. */
 	idempotencyKey?: string;
-	/** How often to wait out a 429 before giving up (default 5). */
-	maxRateLimitRetries?: number;
+	/** The input item the request is made for; its "Max Retries on Rate Limit" option applies. */
 	itemIndex?: number;
 }
 
@@ -48,7 +47,7 @@ export async function apiRequest(
 	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
 	const baseUrl = String(credentials.baseUrl).replace(/\/+$/, '');
 	const repeatable = method !== 'POST' || options.idempotencyKey !== undefined;
-	const maxRateLimitRetries = options.maxRateLimitRetries ?? 5;
+	const maxRateLimitRetries = maxRateLimitRetriesOf(this, options.itemIndex);
 	let rateLimitRetries = 0;
 	let transientRetries = 0;
 
@@ -124,6 +123,14 @@ export function idempotencyKeyFor(context: IExecuteFunctions, itemIndex: number,
 	const node = context.getNode();
 	const source = JSON.stringify([context.getExecutionId(), node.id, itemIndex, body]);
 	return `n8n-${createHash('sha256').update(source).digest('base64url')}`;
+}
+
+const DEFAULT_MAX_RATE_LIMIT_RETRIES = 5;
+
+/** The node's "Max Retries on Rate Limit" option; pickers, which have no item, use the default. */
+function maxRateLimitRetriesOf(context: Context, itemIndex: number | undefined): number {
+	if (itemIndex === undefined || !('getInputData' in context)) return DEFAULT_MAX_RATE_LIMIT_RETRIES;
+	return context.getNodeParameter('requestOptions.maxRateLimitRetries', itemIndex, DEFAULT_MAX_RATE_LIMIT_RETRIES) as number;
 }
 
 function retryAfterMs(headers: IN8nHttpFullResponse['headers']): number {

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import {
+	Workflow,
+	type IConnections,
+	type IDataObject,
+	type INode,
+	type INodeExecutionData,
+	type INodeListSearchResult,
+	type INodeParameters,
+	type INodeType,
+	type INodeTypes,
+	type IRun,
+	type IRunExecutionData,
+	type IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
+import { TrainingLabApi } from '../../../credentials/TrainingLabApi.credentials';
+import { TrainingLab } from '../../../nodes/TrainingLab/TrainingLab.node';
+import { InMemoryCredentialsHelper } from './credentials-helper';
+
+export const PACKAGE = 'n8n-nodes-traininglab';
+const trainingLab = new TrainingLab();
+const NODE_TYPES: Record<string, INodeType> = { [`${PACKAGE}.trainingLab`]: trainingLab };
+
+/** The package's node types, looked up by n8n's engine the way n8n looks up installed community nodes. */
+export const nodeTypes: INodeTypes = {
+	getByName: (type) => lookup(type),
+	getByNameAndVersion: (type) => lookup(type),
+	getKnownTypes: () => ({}),
+};
+
+function lookup(type: string): INodeType {
+	const node = NODE_TYPES[type];
+	if (!node) throw new Error(`Unknown node type ${type}`);
+	return node;
+}
+
+export const credentialsHelper = new InMemoryCredentialsHelper([new TrainingLabApi()]);
+
+export interface NodeRun {
+	/** Output items of the Training Lab node (first output). */
+	items: INodeExecutionData[];
+	/** The node's error when the execution failed. */
+	error?: Error & { httpCode?: string | null; description?: string | null; context?: IDataObject };
+	run: IRun;
+	executionId: string;
+}
+
+export interface RunOptions {
+	credentials: { baseUrl: string; apiKey: string };
+	/** Input items of the node (default: one empty item). */
+	input?: IDataObject[];
+	/** Node settings such as continueOnFail, retryOnFail, maxTries, waitBetweenTries. */
+	settings?: Partial<Pick<INode, 'continueOnFail' | 'retryOnFail' | 'maxTries' | 'waitBetweenTries'>>;
+	/** Reuse an execution id, as n8n does when it runs a node again within the same execution. */
+	executionId?: string;
+	/** The workflow's timezone (default UTC). */
+	timezone?: string;
+}
+
+function trainingLabNode(parameters: INodeParameters, settings: RunOptions['settings'] = {}): INode {
+	return {
+		id: 'b2c1e1b4-2b45-4f4a-9d57-4f2a7c6c2a10',
+		name: 'Training Lab',
+		type: `${PACKAGE}.trainingLab`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { trainingLabApi: { id: '1', name: 'Training Lab account' } },
+		...settings,
+	};
+}
+
+function additionalDataFor(executionId: string, extra: Partial<IWorkflowExecuteAdditionalData> = {}): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper,
+		executionId,
+		variables: {},
+		restApiUrl: 'http://localhost/rest',
+		instanceBaseUrl: 'http://localhost/',
+		webhookBaseUrl: 'http://localhost/webhook',
+		webhookWaitingBaseUrl: 'http://localhost/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost/webhook-test',
+		formBaseUrl: 'http://localhost/form',
+		formWaitingBaseUrl: 'http://localhost/form-waiting',
+		formTestBaseUrl: 'http://localhost/form-test',
+		mcpBaseUrl: 'http://localhost/mcp',
+		mcpTestBaseUrl: 'http://localhost/mcp-test',
+		currentNodeExecutionIndex: 0,
+		logAiEvent: () => {},
+		...extra,
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+/** Calls one of the node's pickers (listSearch methods) the way the n8n editor does. */
+export async function searchList(
+	method: string,
+	options: { credentials: RunOptions['credentials']; parameters?: INodeParameters; filter?: string; paginationToken?: string },
+): Promise<INodeListSearchResult> {
+	const node = trainingLabNode(options.parameters ?? {});
+	const workflow = new Workflow({ id: 'test-workflow', nodes: [node], connections: {}, active: false, nodeTypes });
+	credentialsHelper.setCredentials({ trainingLabApi: options.credentials });
+	const additionalData = additionalDataFor(randomUUID(), { currentNodeParameters: node.parameters });
+	const context = new LoadOptionsContext(workflow, node, additionalData, 'parameters');
+	return await trainingLab.methods.listSearch[method as keyof typeof trainingLab.methods.listSearch].call(
+		context,
+		options.filter,
+		options.paginationToken,
+	);
+}
+
+/** Executes a workflow holding one Training Lab node through n8n-core's WorkflowExecute. */
+export async function runTrainingLab(parameters: INodeParameters, options: RunOptions): Promise<NodeRun> {
+	const node = trainingLabNode(parameters, options.settings);
+	const connections: IConnections = {};
+	const settings = { timezone: options.timezone ?? 'UTC' };
+	const workflow = new Workflow({ id: 'test-workflow', nodes: [node], connections, active: false, nodeTypes, settings });
+	credentialsHelper.setCredentials({ trainingLabApi: options.credentials });
+
+	const executionId = options.executionId ?? randomUUID();
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id: workflow.id, name: 'test', nodes: [node], connections } as never);
+	const finished = Promise.withResolvers<IRun>();
+	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
+	const additionalData = additionalDataFor(executionId, { hooks });
+
+	const input = (options.input ?? [{}]).map((json) => ({ json }));
+	const runExecutionData = {
+		version: 1,
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			metadata: {},
+			nodeExecutionStack: [{ node, data: { main: [input] }, source: null }],
+			waitingExecution: {},
+			waitingExecutionSource: {},
+		},
+	} as unknown as IRunExecutionData;
+
+	await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	const run = await finished.promise;
+	const taskData = run.data.resultData.runData[node.name]?.at(-1);
+	return {
+		items: taskData?.data?.main?.[0] ?? [],
+		error: (run.data.resultData.error ?? taskData?.error) as NodeRun['error'],
+		run,
+		executionId,
+	};
+}

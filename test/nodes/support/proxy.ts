@@ -1,0 +1,66 @@
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ProxiedExchange {
+	method: string;
+	path: string;
+	status: number | null;
+	idempotencyKey?: string;
+}
+
+/**
+ * An HTTP proxy in front of the real server that can lose responses: the request reaches the
+ * server and is processed, but the client's connection is cut before the answer arrives — the
+ * network failure that makes retried creates dangerous. Records every exchange.
+ */
+export class LossyProxy {
+	readonly exchanges: ProxiedExchange[] = [];
+	/** How many more responses to matching requests to lose. */
+	losses = 0;
+	lose: (req: IncomingMessage) => boolean = () => false;
+	url = '';
+	#server: Server;
+
+	private constructor(target: URL) {
+		this.#server = createServer((req, res) => {
+			const exchange: ProxiedExchange = {
+				method: req.method!,
+				path: req.url!,
+				status: null,
+				idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+			};
+			this.exchanges.push(exchange);
+			const drop = this.losses > 0 && this.lose(req);
+			if (drop) this.losses--;
+			const upstream = request(
+				{ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+				(answer) => {
+					exchange.status = answer.statusCode!;
+					if (drop) {
+						answer.resume();
+						answer.on('end', () => req.socket.destroy());
+						return;
+					}
+					res.writeHead(answer.statusCode!, answer.headers);
+					answer.pipe(res);
+				},
+			);
+			upstream.on('error', () => res.destroy());
+			req.pipe(upstream);
+		});
+	}
+
+	/** Proxies to the origin of `targetBaseUrl`; `url` keeps the base URL's path. */
+	static async start(targetBaseUrl: string): Promise<LossyProxy> {
+		const target = new URL(targetBaseUrl);
+		const proxy = new LossyProxy(target);
+		await new Promise<void>((resolve) => proxy.#server.listen(0, '127.0.0.1', resolve));
+		proxy.url = `http://127.0.0.1:${(proxy.#server.address() as AddressInfo).port}${target.pathname}`;
+		return proxy;
+	}
+
+	async stop(): Promise<void> {
+		this.#server.closeAllConnections();
+		await new Promise((resolve) => this.#server.close(resolve));
+	}
+}

@@ -1,0 +1,236 @@
+import { createOrg, sessionInput, type TestOrg } from '../server/support/fixtures';
+import { startTestServer, type TestServer } from '../server/support/test-server';
+import { byId, json } from './support/fixtures';
+import { runTrainingLab } from './support/n8n';
+import { LossyProxy } from './support/proxy';
+
+let server: TestServer;
+let proxy: LossyProxy;
+let org: TestOrg;
+beforeAll(async () => {
+	server = await startTestServer({ RATE_LIMIT_REQUESTS: '100000' });
+	proxy = await LossyProxy.start(server.url);
+	org = await createOrg(server);
+});
+afterAll(async () => {
+	await proxy.stop();
+	await server.stop();
+});
+beforeEach(() => {
+	proxy.exchanges.length = 0;
+	proxy.losses = 0;
+});
+
+const viaProxy = (key = org.admin.key!) => ({ baseUrl: proxy.url, apiKey: key });
+const createSession = (title: string, extra: Record<string, unknown> = {}) => ({
+	resource: 'session',
+	operation: 'create',
+	title,
+	labVersion: byId(org.publishedVersionId),
+	capacity: 5,
+	additionalFields: {},
+	...extra,
+});
+const sessionsTitled = (title: string) => (server.db.prepare('SELECT count(*) AS n FROM sessions WHERE title = ?').get(title) as { n: number }).n;
+
+describe('paging', () => {
+	let pagingOrg: TestOrg;
+	beforeAll(async () => {
+		pagingOrg = await createOrg(server);
+		for (let i = 0; i < 450; i++) server.services.sessions.create({ orgId: pagingOrg.id, userId: pagingOrg.adminUserId, email: 'a@x', role: 'admin' }, { title: `S${i}`, lab_version_id: pagingOrg.publishedVersionId, capacity: 5 });
+	});
+
+	it('Return All follows the Link header across pages and returns every item once', async () => {
+		const result = await runTrainingLab({ resource: 'session', operation: 'getAll', returnAll: true }, { credentials: viaProxy(pagingOrg.admin.key!) });
+		const titles = json(result).map((s) => s.title);
+		expect(titles).toHaveLength(450);
+		expect(new Set(titles).size).toBe(450);
+		const pages = proxy.exchanges.filter((e) => e.path.startsWith('/api/v1/sessions'));
+		expect(pages).toHaveLength(3);
+		expect(pages.slice(1).every((e) => /cursor=/.test(e.path))).toBe(true);
+	});
+
+	it('Limit returns exactly that many items, asking for no more than needed', async () => {
+		const result = await runTrainingLab({ resource: 'session', operation: 'getAll', returnAll: false, limit: 7 }, { credentials: viaProxy(pagingOrg.admin.key!) });
+		expect(json(result).map((s) => s.title)).toEqual(['S0', 'S1', 'S2', 'S3', 'S4', 'S5', 'S6']);
+		expect(proxy.exchanges.map((e) => e.path)).toEqual(['/api/v1/sessions?limit=7']);
+	});
+
+	it('Limit above one page size collects several pages', async () => {
+		const result = await runTrainingLab({ resource: 'session', operation: 'getAll', returnAll: false, limit: 250 }, { credentials: viaProxy(pagingOrg.admin.key!) });
+		expect(json(result)).toHaveLength(250);
+		expect(proxy.exchanges).toHaveLength(2);
+	});
+});
+
+describe('the organisation', () => {
+	it('is fetched with GET /me once per execution, whatever the number of items', async () => {
+		const result = await runTrainingLab(
+			{ resource: 'member', operation: 'add', email: '={{ $json.email }}', name: 'Someone', role: 'trainer' },
+			{ credentials: viaProxy(), input: [{ email: 'one@x.test' }, { email: 'two@x.test' }, { email: 'three@x.test' }] },
+		);
+		expect(json(result).map((m) => m.email)).toEqual(['one@x.test', 'two@x.test', 'three@x.test']);
+		expect(proxy.exchanges.filter((e) => e.path === '/api/v1/me')).toHaveLength(1);
+		expect(proxy.exchanges.filter((e) => e.method === 'POST')).toHaveLength(3);
+	});
+});
+
+describe('idempotent creates', () => {
+	it('send an Idempotency-Key derived from the execution, node and item', async () => {
+		await runTrainingLab(createSession('={{ $json.title }}'), { credentials: viaProxy(), input: [{ title: 'K1' }, { title: 'K2' }] });
+		const keys = proxy.exchanges.filter((e) => e.method === 'POST').map((e) => e.idempotencyKey);
+		expect(keys).toEqual([expect.stringMatching(/^n8n-[A-Za-z0-9_-]{43}$/), expect.stringMatching(/^n8n-/)]);
+		expect(keys[0]).not.toBe(keys[1]);
+	});
+
+	it('never duplicate a session when the response is lost and the request is retried', async () => {
+		proxy.lose = (req) => req.method === 'POST';
+		proxy.losses = 1;
+		const result = await runTrainingLab(createSession('Lost once'), { credentials: viaProxy() });
+		expect(result.error).toBeUndefined();
+		expect(json(result)[0]).toMatchObject({ title: 'Lost once' });
+		const posts = proxy.exchanges.filter((e) => e.method === 'POST');
+		expect(posts.map((e) => e.status)).toEqual([201, 201]);
+		expect(new Set(posts.map((e) => e.idempotencyKey)).size).toBe(1);
+		expect(sessionsTitled('Lost once')).toBe(1);
+	});
+
+	it('never duplicate a session when n8n retries the whole node (Retry On Fail) in the same execution', async () => {
+		proxy.lose = (req) => req.method === 'POST';
+		proxy.losses = 3; // more than the transport retries: the node fails, then n8n runs it again
+		const result = await runTrainingLab(createSession('Node retried'), {
+			credentials: viaProxy(),
+			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+		});
+		expect(result.error).toBeUndefined();
+		expect(json(result)[0]).toMatchObject({ title: 'Node retried' });
+		const posts = proxy.exchanges.filter((e) => e.method === 'POST');
+		expect(posts.length).toBe(4);
+		expect(new Set(posts.map((e) => e.idempotencyKey)).size).toBe(1);
+		expect(sessionsTitled('Node retried')).toBe(1);
+	});
+
+	it('honour a user-given Idempotency Key across executions', async () => {
+		const parameters = createSession('From my list', { additionalFields: { idempotencyKey: 'source-row-42' } });
+		const first = await runTrainingLab(parameters, { credentials: viaProxy() });
+		const second = await runTrainingLab(parameters, { credentials: viaProxy() });
+		expect(json(second)).toEqual(json(first));
+		expect(sessionsTitled('From my list')).toBe(1);
+	});
+
+	it('a read whose answer was lost is simply asked again', async () => {
+		proxy.lose = (req) => req.method === 'GET';
+		proxy.losses = 1;
+		const result = await runTrainingLab({ resource: 'identity', operation: 'get' }, { credentials: viaProxy() });
+		expect(result.error).toBeUndefined();
+		expect(proxy.exchanges.filter((e) => e.path === '/api/v1/me')).toHaveLength(2);
+	});
+
+	it('an action without Idempotency-Key whose answer was lost is not repeated blindly', async () => {
+		const session = (await org.admin.post('/sessions', { title: 'Start once', lab_version_id: org.publishedVersionId, capacity: 5 })).body;
+		proxy.lose = (req) => req.method === 'POST';
+		proxy.losses = 1;
+		const result = await runTrainingLab({ resource: 'session', operation: 'start', session: byId(session.id) }, { credentials: viaProxy() });
+		expect(result.error).toMatchObject({ name: 'NodeApiError' });
+		expect(proxy.exchanges.filter((e) => e.method === 'POST')).toHaveLength(1);
+		expect((await org.admin.get(`/sessions/${session.id}`)).body.state).toBe('running');
+	});
+});
+
+describe('errors', () => {
+	it('become a NodeApiError with the API\'s message, code, status and the item index', async () => {
+		const result = await runTrainingLab(createSession('={{ $json.title }}', { labVersion: byId(org.draftVersionId) }), {
+			credentials: viaProxy(),
+			input: [{ title: 'Draft' }],
+		});
+		expect(result.error).toMatchObject({
+			name: 'NodeApiError',
+			message: expect.stringMatching(/draft; publish it first/),
+			httpCode: '409',
+			description: 'Error code: lab_version_not_published',
+			context: expect.objectContaining({ itemIndex: 0, apiCode: 'lab_version_not_published' }),
+		});
+	});
+
+	it('name the item that failed when others came before it', async () => {
+		const result = await runTrainingLab(createSession('={{ $json.title }}', { capacity: '={{ $json.capacity }}' }), {
+			credentials: viaProxy(),
+			input: [{ title: 'Fine', capacity: 5 }, { title: 'Broken', capacity: 0 }],
+		});
+		expect(result.error).toMatchObject({
+			httpCode: '400',
+			message: expect.stringMatching(/capacity/),
+			description: expect.stringMatching(/validation_failed.*capacity/),
+			context: expect.objectContaining({ itemIndex: 1 }),
+		});
+	});
+
+	it('with Continue On Fail become an error item paired with the bad item, while the others succeed', async () => {
+		const result = await runTrainingLab(createSession('={{ $json.title }}', { capacity: '={{ $json.capacity }}' }), {
+			credentials: viaProxy(),
+			input: [
+				{ title: 'First', capacity: 5 },
+				{ title: 'Too big', capacity: 5000 },
+				{ title: 'Third', capacity: 7 },
+			],
+			settings: { continueOnFail: true },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(result.items[0].json).toMatchObject({ title: 'First' });
+		expect(result.items[1].json).toEqual({
+			error: expect.stringMatching(/capacity.*1000/),
+			code: 'validation_failed',
+			httpCode: '400',
+			description: expect.stringMatching(/Error code: validation_failed/),
+		});
+		expect(result.items[2].json).toMatchObject({ title: 'Third', capacity: 7 });
+		expect(sessionsTitled('Too big')).toBe(0);
+	});
+
+	it('for an unreachable server fail with a clear message, after the transport retries', async () => {
+		const result = await runTrainingLab({ resource: 'session', operation: 'getAll', returnAll: true }, {
+			credentials: { baseUrl: 'http://127.0.0.1:9/api/v1', apiKey: org.admin.key! },
+		});
+		expect(result.error).toMatchObject({ name: 'NodeApiError', message: expect.stringMatching(/ECONNREFUSED|refused/i) });
+	});
+});
+
+describe('rate limiting', () => {
+	let limited: TestServer;
+	let limitedOrg: TestOrg;
+	let limitedProxy: LossyProxy;
+	beforeAll(async () => {
+		limited = await startTestServer({ RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_S: '1' });
+		limitedOrg = await createOrg(limited);
+		limitedProxy = await LossyProxy.start(limited.url);
+	});
+	afterAll(async () => {
+		await limitedProxy.stop();
+		await limited.stop();
+	});
+
+	it('waits out every 429 for Retry-After seconds and succeeds', async () => {
+		const admin = { orgId: limitedOrg.id, userId: limitedOrg.adminUserId, email: 'admin@x', role: 'admin' as const };
+		const session = limited.services.sessions.create(admin, sessionInput(limitedOrg));
+		await new Promise((resolve) => setTimeout(resolve, 1100)); // a fresh window after the fixture's own requests
+		limitedProxy.exchanges.length = 0;
+		const result = await runTrainingLab(
+			{ resource: 'session', operation: 'get', session: byId(session.id) },
+			{ credentials: { baseUrl: limitedProxy.url, apiKey: limitedOrg.admin.key! }, input: Array.from({ length: 8 }, () => ({})) },
+		);
+		expect(result.error).toBeUndefined();
+		expect(json(result).map((s) => s.id)).toEqual(Array(8).fill(session.id));
+		const statuses = limitedProxy.exchanges.map((e) => e.status);
+		expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+		expect(statuses.filter((s) => s === 200)).toHaveLength(8);
+	});
+
+	it('gives up after the configured number of retries with the API\'s rate_limited error', async () => {
+		const result = await runTrainingLab(
+			{ resource: 'session', operation: 'getAll', returnAll: true, requestOptions: { maxRateLimitRetries: 0 } },
+			{ credentials: { baseUrl: limited.url, apiKey: limitedOrg.trainer.key! }, input: Array.from({ length: 5 }, () => ({})) },
+		);
+		expect(result.error).toMatchObject({ httpCode: '429', context: expect.objectContaining({ apiCode: 'rate_limited' }) });
+	});
+});
