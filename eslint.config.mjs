@@ -1,0 +1,24 @@
+// The server, tests, benchmarks and scripts get a normal TypeScript lint. The n8n package
+// (nodes/, credentials/, package.json) is linted by n8n's own community-package scanner instead:
+// `npm run lint:package`, which applies the community rules (no process, timers or fs) only there.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+	{ ignores: ['dist/**', 'nodes/**', 'credentials/**', 'node_modules/**', 'coverage/**'] },
+	js.configs.recommended,
+	...tseslint.configs.recommended,
+	{
+		languageOptions: { globals: { ...globals.node } },
+		rules: {
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+		},
+	},
+	{
+		files: ['test/**/*.ts'],
+		languageOptions: { globals: { ...globals.jest } },
+		rules: { '@typescript-eslint/no-explicit-any': 'off' },
+	},
+	{ files: ['**/*.cjs', 'gulpfile.js'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
+);
