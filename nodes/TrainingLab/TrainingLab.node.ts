@@ -21,7 +21,7 @@ import { organizationDescription, organizationOperations } from './resources/org
 import { participantDescription, participantOperations } from './resources/participant';
 import { sessionDescription, sessionOperations } from './resources/session';
 import { webhookDescription, webhookOperations } from './resources/webhook';
-import { apiRequest } from './shared/transport';
+import { apiRequest } from '../shared/transport';
 import type { ExecutionContext, OperationExecute } from './shared/types';
 
 const OPERATIONS: Record<string, Record<string, OperationExecute>> = {

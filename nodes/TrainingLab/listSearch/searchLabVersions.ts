@@ -1,5 +1,5 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { apiRequestAllItems } from '../shared/transport';
+import { apiRequestAllItems } from '../../shared/transport';
 import { matches } from './matches';
 
 /** Published versions of every lab, shown with the lab's name: what a session can be created on. */

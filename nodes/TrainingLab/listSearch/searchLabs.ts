@@ -1,5 +1,5 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { apiRequestAllItems } from '../shared/transport';
+import { apiRequestAllItems } from '../../shared/transport';
 import { matches } from './matches';
 
 export async function searchLabs(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {

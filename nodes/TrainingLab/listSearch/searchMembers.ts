@@ -1,5 +1,5 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { apiRequest, apiRequestAllItems } from '../shared/transport';
+import { apiRequest, apiRequestAllItems } from '../../shared/transport';
 import { matches } from './matches';
 
 export async function searchMembers(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {

@@ -1,5 +1,5 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { apiRequest, nextCursor } from '../shared/transport';
+import { apiRequest, nextCursor } from '../../shared/transport';
 import { matches } from './matches';
 
 /** One page of sessions per call; n8n asks for the next page (the API cursor) as the user scrolls. */

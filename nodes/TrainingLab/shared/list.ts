@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { apiRequestAllItems } from './transport';
+import { apiRequestAllItems } from '../../shared/transport';
 
 /** Fetches a list honouring the operation's Return All / Limit parameters. */
 export async function getList(this: IExecuteFunctions, itemIndex: number, path: string): Promise<IDataObject[]> {

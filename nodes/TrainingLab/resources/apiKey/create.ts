@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { roleOptions } from '../../shared/descriptions';
-import { apiRequest, idempotencyKeyFor } from '../../shared/transport';
+import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
 import type { ExecutionContext } from '../../shared/types';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['apiKey'], operation: ['create'] } }, [

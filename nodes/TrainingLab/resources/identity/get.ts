@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { apiRequest } from '../../shared/transport';
+import { apiRequest } from '../../../shared/transport';
 
 export const description: INodeProperties[] = [];
 

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { labLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
-import { apiRequest, idempotencyKeyFor } from '../../shared/transport';
+import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['labVersion'], operation: ['create'] } }, [
 	{ ...labLocator, description: 'The lab to add a draft version to; it is numbered one above the latest' },

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { draftLabVersionLocator, labLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
-import { apiRequest } from '../../shared/transport';
+import { apiRequest } from '../../../shared/transport';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['labVersion'], operation: ['publish'] } }, [
 	labLocator,

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { apiRequest, idempotencyKeyFor } from '../../shared/transport';
+import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['participant'], operation: ['join'] } }, [
 	{

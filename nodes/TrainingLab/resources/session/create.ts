@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { publishedLabVersionLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { toRfc3339 } from '../../shared/time';
-import { apiRequest, idempotencyKeyFor } from '../../shared/transport';
+import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['session'], operation: ['create'] } }, [
 	{ displayName: 'Title', name: 'title', type: 'string', default: '', required: true, description: '1–200 characters' },

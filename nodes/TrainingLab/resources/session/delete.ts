@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { sessionLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
-import { apiRequest } from '../../shared/transport';
+import { apiRequest } from '../../../shared/transport';
 import { sessionPath } from './sessionPath';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['session'], operation: ['delete'] } }, [

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { EVENT_TYPE_OPTIONS } from '../../shared/descriptions';
-import { apiRequest, idempotencyKeyFor } from '../../shared/transport';
+import { EVENT_TYPE_OPTIONS } from '../../../shared/events';
+import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
 import type { ExecutionContext } from '../../shared/types';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['webhook'], operation: ['create'] } }, [

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { apiRequest } from '../../shared/transport';
+import { apiRequest } from '../../../shared/transport';
 import type { ExecutionContext } from '../../shared/types';
 
 export const webhookIdField: INodeProperties = {

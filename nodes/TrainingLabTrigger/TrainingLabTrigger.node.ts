@@ -1,0 +1,164 @@
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
+import { signatureProblem } from '../shared/signature';
+import { apiRequest, apiRequestAllItems } from '../shared/transport';
+import { TRIGGER_EVENT_OPTIONS } from './events';
+
+interface Endpoint {
+	id: string;
+	url: string;
+	event_types: string[];
+	disabled_at: string | null;
+	secret?: string;
+}
+
+const EVENT_FIELDS = ['id', 'type', 'occurred_at', 'org_id', 'actor', 'data'] as const;
+
+export class TrainingLabTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Training Lab Trigger',
+		name: 'trainingLabTrigger',
+		icon: { light: 'file:../../icons/trainingLab.svg', dark: 'file:../../icons/trainingLab.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow when Training Lab events happen, such as a member being removed or the organization being closed',
+		defaults: { name: 'Training Lab Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'trainingLabApi', required: true }],
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		properties: [
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				default: ['member.removed'],
+				options: TRIGGER_EVENT_OPTIONS,
+				description: 'The events that start the workflow',
+			},
+			{
+				displayName:
+					'Every delivery is verified with the signing secret of the webhook endpoint this node registers; forged or replayed requests are answered 401. Use the webhook_id field to drop redeliveries.',
+				name: 'signatureNotice',
+				type: 'notice',
+				default: '',
+			},
+		],
+	};
+
+	webhookMethods = {
+		default: {
+			/** The stored endpoint still exists, enabled, with this URL and these events, and its secret is known. */
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				const stored = this.getWorkflowStaticData('node');
+				if (typeof stored.webhookId !== 'string' || typeof stored.webhookSecret !== 'string') return false;
+				const endpoint = (await listEndpoints.call(this)).find((candidate) => candidate.id === stored.webhookId);
+				return (
+					endpoint !== undefined &&
+					endpoint.disabled_at === null &&
+					endpoint.url === ownUrl.call(this) &&
+					sameSet(endpoint.event_types, selectedEvents.call(this))
+				);
+			},
+
+			/** Registers the endpoint; one left over for this URL (409 url_taken) is replaced, never doubled. */
+			async create(this: IHookFunctions): Promise<boolean> {
+				const body = {
+					url: ownUrl.call(this),
+					event_types: selectedEvents.call(this),
+					description: `n8n workflow "${this.getWorkflow().name ?? this.getWorkflow().id}"`,
+				};
+				const path = `/orgs/${await orgId.call(this)}/webhooks`;
+				let created: Endpoint;
+				try {
+					created = (await apiRequest.call(this, 'POST', path, { body })).body as Endpoint;
+				} catch (error) {
+					if ((error as NodeApiError).context?.apiCode !== 'url_taken') throw new NodeApiError(this.getNode(), error as JsonObject);
+					const stale = (await listEndpoints.call(this)).find((endpoint) => endpoint.url === body.url);
+					if (stale) await apiRequest.call(this, 'DELETE', `${path}/${stale.id}`);
+					created = (await apiRequest.call(this, 'POST', path, { body })).body as Endpoint;
+				}
+				const stored = this.getWorkflowStaticData('node');
+				stored.webhookId = created.id;
+				stored.webhookSecret = created.secret;
+				return true;
+			},
+
+			/** Removes the endpoint and forgets it; one that is already gone is fine. */
+			async delete(this: IHookFunctions): Promise<boolean> {
+				const stored = this.getWorkflowStaticData('node');
+				const webhookId = stored.webhookId;
+				delete stored.webhookId;
+				delete stored.webhookSecret;
+				if (typeof webhookId !== 'string') return true;
+				try {
+					await apiRequest.call(this, 'DELETE', `/orgs/${await orgId.call(this)}/webhooks/${webhookId}`);
+				} catch (error) {
+					if ((error as NodeApiError).httpCode === '404') return true;
+					this.logger.error(`Training Lab Trigger: could not delete webhook endpoint ${webhookId}`, {
+						error: (error as Error).message,
+					});
+					return false;
+				}
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const request = this.getRequestObject();
+		const response = this.getResponseObject();
+		const secret = this.getWorkflowStaticData('node').webhookSecret;
+		const rawBody = (request as unknown as { rawBody?: Buffer }).rawBody ?? JSON.stringify(this.getBodyData());
+		const problem =
+			typeof secret === 'string'
+				? signatureProblem(secret, request.headers, rawBody, Math.floor(Date.now() / 1000))
+				: 'this workflow has no registered webhook endpoint';
+		if (problem !== null) {
+			this.logger.warn(`Training Lab Trigger: delivery refused (${problem})`);
+			response.status(401).json({ error: 'Invalid webhook signature' });
+			return { noWebhookResponse: true };
+		}
+
+		const event = this.getBodyData();
+		if (!selectedEvents.call(this).includes(event.type as string)) {
+			response.status(200).json({ received: true, ignored: true });
+			return { noWebhookResponse: true };
+		}
+		const output: IDataObject = { webhook_id: request.headers['webhook-id'] as string };
+		for (const field of EVENT_FIELDS) output[field] = event[field];
+		return { workflowData: [this.helpers.returnJsonArray([output])] };
+	}
+}
+
+function selectedEvents(this: IHookFunctions | IWebhookFunctions): string[] {
+	return this.getNodeParameter('events', []) as string[];
+}
+
+/** The URL n8n serves this trigger at, spelled as the API stores URLs. */
+function ownUrl(this: IHookFunctions): string {
+	return new URL(this.getNodeWebhookUrl('default') as string).href;
+}
+
+async function orgId(this: IHookFunctions): Promise<string> {
+	const me = (await apiRequest.call(this, 'GET', '/me')).body as { org: { id: string } };
+	return me.org.id;
+}
+
+async function listEndpoints(this: IHookFunctions): Promise<Endpoint[]> {
+	return (await apiRequestAllItems.call(this, `/orgs/${await orgId.call(this)}/webhooks`)) as unknown as Endpoint[];
+}
+
+function sameSet(a: string[], b: string[]): boolean {
+	return a.length === b.length && a.every((value) => b.includes(value));
+}

@@ -1,0 +1,137 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { HookContext, WebhookContext } from 'n8n-core';
+import { Workflow, type IDataObject, type INode, type INodeExecutionData, type IWebhookData, type IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import { TrainingLabTrigger } from '../../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
+import { credentialsHelper, PACKAGE } from './n8n';
+
+const trigger = new TrainingLabTrigger();
+type Method = 'checkExists' | 'create' | 'delete';
+
+export interface Delivery {
+	status: number;
+	/** Items the trigger emitted, i.e. the workflow was started with them; empty when it was not. */
+	items: INodeExecutionData[];
+}
+
+/**
+ * n8n's side of a Training Lab Trigger: a workflow holding the node (with its static data),
+ * activation and deactivation through the node's webhook methods, and an HTTP endpoint that hands
+ * each request to the node's webhook() the way n8n does (JSON body parsed, raw body kept).
+ */
+export class TriggerHarness {
+	readonly deliveries: Delivery[] = [];
+	readonly staticData: IDataObject = {};
+	url = '';
+	#server: Server;
+	#events: string[];
+	#credentials: { baseUrl: string; apiKey: string };
+
+	private constructor(credentials: { baseUrl: string; apiKey: string }, events: string[]) {
+		this.#credentials = credentials;
+		this.#events = events;
+		const app = express();
+		app.use(express.json({ verify: (req, _res, raw) => ((req as unknown as { rawBody: Buffer }).rawBody = raw) }));
+		app.post('/{*path}', (req, res) => {
+			this.#deliver(req, res).catch((error: unknown) => res.status(500).json({ error: String(error) }));
+		});
+		this.#server = createServer(app);
+	}
+
+	static async start(credentials: { baseUrl: string; apiKey: string }, events: string[]): Promise<TriggerHarness> {
+		const harness = new TriggerHarness(credentials, events);
+		await new Promise<void>((resolve) => harness.#server.listen(0, '127.0.0.1', resolve));
+		harness.url = `http://127.0.0.1:${(harness.#server.address() as AddressInfo).port}/`;
+		return harness;
+	}
+
+	set events(events: string[]) {
+		this.#events = events;
+	}
+
+	/** The URL n8n serves the trigger at, as registered with the API. */
+	get webhookUrl(): string {
+		return `${this.url}webhook/${this.#node().webhookId}/webhook`;
+	}
+
+	/** What n8n does on activation: create the endpoint unless checkExists says it is there. */
+	async activate(): Promise<void> {
+		if (!(await this.run('checkExists'))) await this.run('create');
+	}
+
+	async deactivate(): Promise<boolean> {
+		return await this.run('delete');
+	}
+
+	async run(method: Method): Promise<boolean> {
+		const { workflow, node, additionalData } = this.#setup();
+		const context = new HookContext(workflow, node, additionalData, 'trigger', 'activate', this.#webhookData(workflow, node, additionalData));
+		return await trigger.webhookMethods.default[method].call(context);
+	}
+
+	/** Waits until `count` deliveries reached the trigger. */
+	async waitForDeliveries(count: number, timeoutMs = 10_000): Promise<Delivery[]> {
+		const deadline = Date.now() + timeoutMs;
+		while (this.deliveries.length < count) {
+			if (Date.now() > deadline) throw new Error(`only ${this.deliveries.length} of ${count} deliveries arrived`);
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		}
+		return this.deliveries;
+	}
+
+	async stop(): Promise<void> {
+		this.#server.closeAllConnections();
+		await new Promise((resolve) => this.#server.close(resolve));
+	}
+
+	async #deliver(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const { workflow, node } = this.#setup();
+		const additionalData = { ...this.#setup().additionalData, httpRequest: req, httpResponse: res } as IWorkflowExecuteAdditionalData;
+		const context = new WebhookContext(workflow, node, additionalData, 'webhook', this.#webhookData(workflow, node, additionalData), [], null);
+		const result = await trigger.webhook.call(context);
+		const items = result.workflowData?.[0] ?? [];
+		if (!result.noWebhookResponse) (res as express.Response).status(200).json({ message: 'Workflow was started' });
+		this.deliveries.push({ status: res.statusCode, items });
+	}
+
+	#node(): INode {
+		return {
+			id: '7d2f8a4e-1b1f-4c07-8a41-0c2a3c5f9e11',
+			name: 'Training Lab Trigger',
+			type: `${PACKAGE}.trainingLabTrigger`,
+			typeVersion: 1,
+			position: [0, 0],
+			webhookId: 'f1d2c3b4-a5e6-4f70-8192-a3b4c5d6e7f8',
+			parameters: { events: this.#events },
+			credentials: { trainingLabApi: { id: '1', name: 'Training Lab account' } },
+		};
+	}
+
+	#setup() {
+		const node = this.#node();
+		const nodeTypes = { getByName: () => trigger, getByNameAndVersion: () => trigger, getKnownTypes: () => ({}) };
+		const workflow = new Workflow({ id: 'trigger-workflow', name: 'Member offboarding', nodes: [node], connections: {}, active: true, nodeTypes, staticData: { [`node:${node.name}`]: this.staticData } });
+		credentialsHelper.setCredentials({ trainingLabApi: this.#credentials });
+		const additionalData = {
+			credentialsHelper,
+			variables: {},
+			currentNodeExecutionIndex: 0,
+			webhookBaseUrl: `${this.url}webhook`,
+			webhookTestBaseUrl: `${this.url}webhook-test`,
+		} as unknown as IWorkflowExecuteAdditionalData;
+		return { workflow, node, additionalData };
+	}
+
+	#webhookData(workflow: Workflow, node: INode, additionalData: IWorkflowExecuteAdditionalData): IWebhookData {
+		return {
+			httpMethod: 'POST',
+			node: node.name,
+			path: `${node.webhookId}/webhook`,
+			webhookDescription: trigger.description.webhooks![0],
+			workflowId: workflow.id,
+			workflowExecuteAdditionalData: additionalData,
+			webhookId: node.webhookId,
+		};
+	}
+}

@@ -1,0 +1,191 @@
+import { createHmac } from 'node:crypto';
+import { EVENT_TYPES } from '../../server/src/schemas/events';
+import { TRIGGER_EVENT_OPTIONS } from '../../nodes/TrainingLabTrigger/events';
+import { createOrg, type TestOrg } from '../server/support/fixtures';
+import { startTestServer, type TestServer } from '../server/support/test-server';
+import { TriggerHarness } from './support/trigger';
+
+let server: TestServer;
+beforeAll(async () => {
+	server = await startTestServer({ WEBHOOK_ALLOW_INSECURE_URLS: 'true', RATE_LIMIT_REQUESTS: '100000' });
+});
+afterAll(() => server.stop());
+
+let org: TestOrg;
+let harness: TriggerHarness;
+beforeEach(async () => {
+	org = await createOrg(server);
+	harness = await TriggerHarness.start({ baseUrl: server.url, apiKey: org.admin.key! }, ['member.removed', 'org.closed']);
+});
+afterEach(() => harness.stop());
+
+const endpoints = async () => (await org.admin.get(`/orgs/${org.id}/webhooks`)).body as Array<{ id: string; url: string; event_types: string[] }>;
+
+function sign(secret: string, id: string, timestamp: number, body: string): string {
+	const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+	return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+async function post(body: string, headers: Record<string, string>) {
+	const response = await fetch(harness.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+	return { status: response.status, body: await response.json() };
+}
+
+describe('Training Lab Trigger lifecycle', () => {
+	it('create registers exactly one endpoint for its URL with the chosen events, and keeps its id and secret', async () => {
+		expect(await harness.run('checkExists')).toBe(false);
+		await harness.activate();
+		expect(await endpoints()).toEqual([expect.objectContaining({ url: harness.webhookUrl, event_types: ['member.removed', 'org.closed'] })]);
+		const [endpoint] = await endpoints();
+		expect(harness.staticData).toEqual({ webhookId: endpoint.id, webhookSecret: expect.stringMatching(/^whsec_/) });
+		expect(await harness.run('checkExists')).toBe(true);
+	});
+
+	it('checkExists reports false once the endpoint was deleted in the API, or its events differ', async () => {
+		await harness.activate();
+		harness.events = ['member.removed'];
+		expect(await harness.run('checkExists')).toBe(false);
+		harness.events = ['member.removed', 'org.closed'];
+		expect(await harness.run('checkExists')).toBe(true);
+		await org.admin.delete(`/orgs/${org.id}/webhooks/${harness.staticData.webhookId}`);
+		expect(await harness.run('checkExists')).toBe(false);
+	});
+
+	it('activating again never leaves a duplicate, also when the stored endpoint was forgotten', async () => {
+		await harness.activate();
+		await harness.activate();
+		expect(await endpoints()).toHaveLength(1);
+
+		const first = { ...harness.staticData };
+		for (const key of Object.keys(harness.staticData)) delete harness.staticData[key]; // n8n lost the static data
+		await harness.activate(); // create meets 409 url_taken for its own URL and replaces the stale endpoint
+		const after = await endpoints();
+		expect(after).toHaveLength(1);
+		expect(after[0].id).toBe(harness.staticData.webhookId);
+		expect(after[0].id).not.toBe(first.webhookId);
+
+		harness.events = ['org.closed'];
+		await harness.activate();
+		expect(await endpoints()).toEqual([expect.objectContaining({ id: harness.staticData.webhookId, event_types: ['org.closed'] })]);
+	});
+
+	it('delete removes the endpoint and forgets it, and tolerates an endpoint that is already gone', async () => {
+		await harness.activate();
+		expect(await harness.deactivate()).toBe(true);
+		expect(await endpoints()).toEqual([]);
+		expect(harness.staticData).toEqual({});
+
+		await harness.activate();
+		await org.admin.delete(`/orgs/${org.id}/webhooks/${harness.staticData.webhookId}`);
+		expect(await harness.deactivate()).toBe(true);
+		expect(harness.staticData).toEqual({});
+	});
+});
+
+describe('Training Lab Trigger deliveries', () => {
+	beforeEach(() => harness.activate());
+
+	it('starts the workflow with the removed member when a member is removed', async () => {
+		await org.admin.delete(`/orgs/${org.id}/members/${org.trainerUserId}`);
+		const [delivery] = await harness.waitForDeliveries(1);
+		expect(delivery.status).toBe(200);
+		expect(delivery.items.map((item) => item.json)).toEqual([
+			{
+				id: expect.any(String),
+				type: 'member.removed',
+				occurred_at: expect.any(String),
+				org_id: org.id,
+				actor: `admin@${org.slug}.test`,
+				data: { user_id: org.trainerUserId, email: org.trainerEmail, role: 'trainer' },
+				webhook_id: expect.any(String),
+			},
+		]);
+		expect(delivery.items[0].json.webhook_id).toBe(delivery.items[0].json.id);
+	});
+
+	it('starts the workflow when the organization is closed, although its keys stop working', async () => {
+		const closed = (await org.admin.post(`/orgs/${org.id}/close`)).body;
+		const [delivery] = await harness.waitForDeliveries(1);
+		expect(delivery.items[0].json).toMatchObject({ type: 'org.closed', org_id: org.id, data: { org_id: org.id, slug: org.slug, closed_at: closed.closed_at } });
+	});
+
+	describe('refuses with 401, starting nothing', () => {
+		const event = () => JSON.stringify({ id: 'evt-1', type: 'member.removed', occurred_at: new Date().toISOString(), org_id: org.id, actor: 'mallory@x.test', data: {} });
+		const now = () => Math.floor(Date.now() / 1000);
+
+		it.each([
+			['a tampered body', (secret: string) => {
+				const body = event();
+				return { body: body.replace('mallory', 'trudy'), headers: { 'webhook-id': 'evt-1', 'webhook-timestamp': String(now()), 'webhook-signature': sign(secret, 'evt-1', now(), body) } };
+			}],
+			['a wrong secret', () => {
+				const body = event();
+				return { body, headers: { 'webhook-id': 'evt-1', 'webhook-timestamp': String(now()), 'webhook-signature': sign(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, 'evt-1', now(), body) } };
+			}],
+			['a missing signature header', () => ({ body: event(), headers: { 'webhook-id': 'evt-1', 'webhook-timestamp': String(now()) } })],
+			['a timestamp 6 minutes old', (secret: string) => {
+				const body = event();
+				const old = now() - 6 * 60;
+				return { body, headers: { 'webhook-id': 'evt-1', 'webhook-timestamp': String(old), 'webhook-signature': sign(secret, 'evt-1', old, body) } };
+			}],
+			['a timestamp 6 minutes ahead', (secret: string) => {
+				const body = event();
+				const ahead = now() + 6 * 60;
+				return { body, headers: { 'webhook-id': 'evt-1', 'webhook-timestamp': String(ahead), 'webhook-signature': sign(secret, 'evt-1', ahead, body) } };
+			}],
+			['a signature for another webhook-id', (secret: string) => {
+				const body = event();
+				return { body, headers: { 'webhook-id': 'evt-2', 'webhook-timestamp': String(now()), 'webhook-signature': sign(secret, 'evt-1', now(), body) } };
+			}],
+		])('%s', async (_name, forge) => {
+			const { body, headers } = forge(harness.staticData.webhookSecret as string);
+			const response = await post(body, headers);
+			expect(response).toEqual({ status: 401, body: { error: 'Invalid webhook signature' } });
+			expect(harness.deliveries).toEqual([{ status: 401, items: [] }]);
+		});
+
+		it.each([
+			['empty', ''],
+			['garbage', 'garbage'],
+			['v1 without a value', 'v1,'],
+			['not base64', 'v1,!!!!'],
+			['another version', `v2,${Buffer.alloc(32).toString('base64')}`],
+			['a huge value', `v1,${'A'.repeat(12_000)}`],
+			['many entries', Array.from({ length: 50 }, () => 'v1,AAAA').join(' ')],
+		])('a malformed signature header (%s), without throwing', async (_name, signature) => {
+			const response = await post(event(), { 'webhook-id': 'evt-1', 'webhook-timestamp': String(now()), 'webhook-signature': signature });
+			expect(response.status).toBe(401);
+			expect(harness.deliveries.at(-1)).toEqual({ status: 401, items: [] });
+		});
+	});
+
+	it('accepts a correctly signed delivery whatever the key order, and tries every v1 signature', async () => {
+		const secret = harness.staticData.webhookSecret as string;
+		const body = JSON.stringify({ data: { user_id: 'u' }, type: 'member.removed', id: 'evt-9', org_id: org.id, actor: 'a', occurred_at: 'now' });
+		const ts = Math.floor(Date.now() / 1000);
+		const signature = `v1,${Buffer.alloc(32, 9).toString('base64')} ${sign(secret, 'evt-9', ts, body)}`;
+		const response = await post(body, { 'webhook-id': 'evt-9', 'webhook-timestamp': String(ts), 'webhook-signature': signature });
+		expect(response.status).toBe(200);
+		expect(harness.deliveries.at(-1)!.items[0].json).toMatchObject({ id: 'evt-9', type: 'member.removed', webhook_id: 'evt-9' });
+	});
+
+	it('acknowledges and ignores a signed event of a type not selected', async () => {
+		const secret = harness.staticData.webhookSecret as string;
+		const body = JSON.stringify({ id: 'evt-5', type: 'lab.created', occurred_at: 'now', org_id: org.id, actor: 'a', data: {} });
+		const ts = Math.floor(Date.now() / 1000);
+		const response = await post(body, { 'webhook-id': 'evt-5', 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, 'evt-5', ts, body) });
+		expect(response).toEqual({ status: 200, body: { received: true, ignored: true } });
+		expect(harness.deliveries.at(-1)!.items).toEqual([]);
+	});
+});
+
+describe('Training Lab Trigger events', () => {
+	it('offers every event type the server emits, member.removed and org.closed first', () => {
+		const values = TRIGGER_EVENT_OPTIONS.map((option) => option.value);
+		expect(values.slice(0, 2)).toEqual(['member.removed', 'org.closed']);
+		expect([...values].sort()).toEqual([...EVENT_TYPES].sort());
+		const rest = TRIGGER_EVENT_OPTIONS.slice(2).map((option) => option.name);
+		expect(rest).toEqual([...rest].sort((a, b) => a.localeCompare(b)));
+		expect(TRIGGER_EVENT_OPTIONS.slice(0, 2).every((option) => option.description)).toBe(true);
+	});
+});
