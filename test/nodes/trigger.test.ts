@@ -82,6 +82,21 @@ describe('Training Lab Trigger lifecycle', () => {
 	});
 });
 
+describe('Training Lab Trigger deactivation while the API is unreachable', () => {
+	it('reports the failure instead of hiding it, and forgets the endpoint so the next activation replaces it', async () => {
+		await harness.activate();
+		const unreachable = await TriggerHarness.start({ baseUrl: 'http://127.0.0.1:9/api/v1', apiKey: org.admin.key! }, ['member.removed']);
+		try {
+			Object.assign(unreachable.staticData, harness.staticData);
+			expect(await unreachable.deactivate()).toBe(false);
+			expect(unreachable.staticData).toEqual({});
+		} finally {
+			await unreachable.stop();
+		}
+		expect(await endpoints()).toHaveLength(1);
+	});
+});
+
 describe('Training Lab Trigger deliveries', () => {
 	beforeEach(() => harness.activate());
 
