@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -113,7 +114,10 @@ export function tail(path: string, lines = 40): string {
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number, logPath?: string): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		const value = await probe().catch(() => undefined);
+		const value = await probe().catch((error: Error) => {
+			if (error.message.startsWith('n8n exited')) throw error;
+			return undefined;
+		});
 		if (value) return value;
 		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}${logPath ? `\n${tail(logPath)}` : ''}`);
 		await new Promise((resolve) => setTimeout(resolve, 100));
@@ -147,10 +151,12 @@ export const OWNER = { email: 'owner@e2e.test', password: 'E2e-Owner-Password-1'
 /** A real n8n, headless on free loopback ports, with its user folder and temp files in `userFolder`. */
 export async function startN8n(n8nDir: string, userFolder: string): Promise<N8n> {
 	const port = await freePort();
-	const bcrypt = require(join(n8nDir, 'node_modules', 'bcryptjs')) as { hashSync(value: string, rounds: number): string };
+	const bcrypt = createRequire(join(n8nDir, 'package.json'))('bcryptjs') as { hashSync(value: string, rounds: number): string };
 	mkdirSync(join(userFolder, 'tmp'), { recursive: true });
 	const env: NodeJS.ProcessEnv = {
 		...process.env,
+		// jest sets NODE_ENV=test, with which n8n exits at once without a word.
+		NODE_ENV: 'production',
 		N8N_USER_FOLDER: userFolder,
 		TMPDIR: join(userFolder, 'tmp'),
 		N8N_ENCRYPTION_KEY: 'traininglab-e2e-encryption-key',
@@ -159,7 +165,6 @@ export async function startN8n(n8nDir: string, userFolder: string): Promise<N8n>
 		N8N_PORT: String(port),
 		N8N_PROTOCOL: 'http',
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
-		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
 		N8N_WEBHOOK_URL: `http://127.0.0.1:${port}/`,
 		N8N_SECURE_COOKIE: 'false',
 		DB_TYPE: 'sqlite',
@@ -176,12 +181,18 @@ export async function startN8n(n8nDir: string, userFolder: string): Promise<N8n>
 		N8N_INSTANCE_OWNER_LAST_NAME: OWNER.lastName,
 		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(OWNER.password, 10),
 		N8N_LOG_LEVEL: 'info',
+		// Activation and deactivation go through an outbox polled every 15 s by default; poll faster.
+		N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '500',
+		N8N_WORKFLOW_PUBLICATION_RECONCILE_INTERVAL_SECONDS: '2',
 	};
 	const bin = join(n8nDir, 'node_modules', 'n8n', 'bin', 'n8n');
 	const log = join(userFolder, 'n8n.log');
 	const n8n = spawnLogged([bin, 'start'], { cwd: userFolder, env, log });
 	const url = `http://127.0.0.1:${port}`;
-	await waitFor('n8n to be ready', async () => (await fetch(`${url}/healthz/readiness`)).ok, 120_000, log);
+	await waitFor('n8n to be ready', async () => {
+		if (n8n.child.exitCode !== null) throw new Error(`n8n exited with code ${n8n.child.exitCode}:\n${tail(log)}`);
+		return (await fetch(`${url}/healthz/readiness`)).ok;
+	}, 120_000, log);
 	return { ...n8n, url, env, bin };
 }
 

@@ -6,6 +6,10 @@ export interface ProxiedExchange {
 	path: string;
 	status: number | null;
 	idempotencyKey?: string;
+	/** The server answered with a stored response (`Idempotent-Replayed: true`). */
+	replayed?: boolean;
+	/** The answer was lost on purpose: the client saw the connection drop. */
+	lost?: boolean;
 }
 
 /**
@@ -32,10 +36,12 @@ export class LossyProxy {
 			this.exchanges.push(exchange);
 			const drop = this.losses > 0 && this.lose(req);
 			if (drop) this.losses--;
+			exchange.lost = drop;
 			const upstream = request(
 				{ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
 				(answer) => {
 					exchange.status = answer.statusCode!;
+					exchange.replayed = answer.headers['idempotent-replayed'] === 'true';
 					if (drop) {
 						answer.resume();
 						answer.on('end', () => req.socket.destroy());
