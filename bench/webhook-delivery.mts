@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../server/src/db/connection.ts';
 import { createServices } from '../server/src/services/index.ts';
@@ -70,5 +71,6 @@ export async function benchWebhookDelivery(options: { endpoints: number; backlog
     };
   } finally {
     receiver.server.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }

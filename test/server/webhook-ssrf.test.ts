@@ -25,7 +25,7 @@ it('refuses at delivery time to send over http or to loopback addresses, by lite
     for (const [name, url] of Object.entries(targets)) {
       ids[name] = (await org.admin.post(`/orgs/${org.id}/webhooks`, { url, event_types: ['lab.created'] })).body.id;
     }
-    await lenient.close();
+    await lenient.stop();
 
     const strict = await startTestServer(env);
     try {
@@ -47,7 +47,7 @@ it('refuses at delivery time to send over http or to loopback addresses, by lite
       });
       expect(receiver.received).toHaveLength(0);
     } finally {
-      await strict.close();
+      await strict.stop();
     }
   } finally {
     await receiver.stop();
