@@ -3,6 +3,8 @@ import type { Session } from '../schemas/sessions.ts';
 
 export type SessionRow = Session & { seq: number; org_id: string; join_code: string };
 export type NewSession = Omit<SessionRow, 'seq'>;
+/** What a list page needs: the list item fields and the paging position. */
+export type SessionListRow = Session & { seq: number };
 
 export interface ParticipantRow {
   id: string;
@@ -31,8 +33,9 @@ export class SessionRepository {
     this.#findByJoinCode = db.prepare<[string, string], SessionRow>(
       'SELECT * FROM sessions WHERE org_id = ? AND join_code = ?',
     );
-    this.#page = db.prepare<[string, number, number], SessionRow>(
-      'SELECT * FROM sessions WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    this.#page = db.prepare<[string, number, number], SessionListRow>(
+      `SELECT seq, id, title, state, capacity, starts_at, lab_version_id, created_at
+       FROM sessions WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
     );
     this.#setState = db.prepare<[string, string]>('UPDATE sessions SET state = ? WHERE id = ?');
     this.#setJoinCode = db.prepare<[string, string]>('UPDATE sessions SET join_code = ? WHERE id = ?');
@@ -52,7 +55,7 @@ export class SessionRepository {
     return this.#findByJoinCode.get(orgId, joinCode);
   }
 
-  page(orgId: string, afterSeq: number, limit: number): SessionRow[] {
+  page(orgId: string, afterSeq: number, limit: number): SessionListRow[] {
     return this.#page.all(orgId, afterSeq, limit);
   }
 

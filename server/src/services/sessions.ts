@@ -3,7 +3,7 @@ import { ApiError, notFound } from '../http/errors.ts';
 import { nowIso } from '../lib/clock.ts';
 import { generateJoinCode } from '../lib/join-code.ts';
 import { FIRST_ASCENDING, toPage, type Page } from '../repositories/paging.ts';
-import type { SessionRow } from '../repositories/sessions.ts';
+import type { SessionListRow, SessionRow } from '../repositories/sessions.ts';
 import type { ListQuery } from '../schemas/common.ts';
 import type { JoinRequest, JoinResult, Session, SessionCreate, SessionDetail } from '../schemas/sessions.ts';
 import type { Actor } from './actor.ts';
@@ -140,7 +140,7 @@ export class SessionService extends DomainService {
   }
 }
 
-function toSession(row: SessionRow): Session {
+function toSession(row: SessionListRow): Session {
   return {
     id: row.id,
     title: row.title,
