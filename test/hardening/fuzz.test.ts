@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { ERROR_STATUS } from '../../server/src/http/errors';
 import { createOrg, type TestOrg } from '../server/support/fixtures';
-import { ROUTES, describeRoute, pathFor, resourcesOf, validBodyFor, type AnyRoute, type OrgResources } from '../server/support/route-table';
+import { ROUTES, describeRoute, resourcesOf, validBodyFor, type AnyRoute, type OrgResources } from '../server/support/route-table';
 import { startTestServer, type TestServer } from '../server/support/test-server';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
