@@ -30,7 +30,8 @@ export const consoleLogger: Logger = {
 
 /**
  * Requests Node's HTTP parser refuses before Express sees them (oversized headers, malformed
- * request lines) still get the error envelope rather than a bare status line.
+ * request lines) still get the error envelope rather than a bare status line — a 400
+ * `validation_failed`, the status that code always has.
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
@@ -38,12 +39,11 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
   const body = JSON.stringify({
     error: { code: 'validation_failed', message: tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.' },
   });
   socket.end(
-    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 

@@ -41,6 +41,19 @@ export const publishedLabVersionLocator = locator(
 );
 export const draftLabVersionLocator = locator('labVersion', 'Lab Version', 'searchDraftLabVersions', 'A draft version of the lab');
 
+/** The e-mail and name of a person (a member to add, a participant to join). */
+export const personFields: INodeProperties[] = [
+	{
+		displayName: 'Email',
+		name: 'email',
+		type: 'string',
+		placeholder: 'name@email.com',
+		default: '',
+		required: true,
+	},
+	{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true },
+];
+
 export const roleOptions = [
 	{ name: 'Admin', value: 'admin' },
 	{ name: 'Trainer', value: 'trainer' },

@@ -1,19 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { roleOptions } from '../../shared/descriptions';
+import { personFields, roleOptions } from '../../shared/descriptions';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
 import type { ExecutionContext } from '../../shared/types';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['member'], operation: ['add'] } }, [
-	{
-		displayName: 'Email',
-		name: 'email',
-		type: 'string',
-		placeholder: 'name@email.com',
-		default: '',
-		required: true,
-	},
-	{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true },
+	...personFields,
 	{ displayName: 'Role', name: 'role', type: 'options', options: roleOptions, default: 'trainer' },
 ]);
 

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
+import { personFields } from '../../shared/descriptions';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['participant'], operation: ['join'] } }, [
@@ -12,15 +13,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 		placeholder: 'e.g. K7QX2MPA',
 		description: 'The 8-character join code of the session',
 	},
-	{
-		displayName: 'Email',
-		name: 'email',
-		type: 'string',
-		placeholder: 'name@email.com',
-		default: '',
-		required: true,
-	},
-	{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true },
+	...personFields,
 ]);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
