@@ -62,7 +62,7 @@ export class TrainingLabTrigger implements INodeType {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const stored = this.getWorkflowStaticData('node');
 				if (typeof stored.webhookId !== 'string' || typeof stored.webhookSecret !== 'string') return false;
-				const endpoint = (await listEndpoints.call(this)).find((candidate) => candidate.id === stored.webhookId);
+				const endpoint = (await listEndpoints.call(this, await orgId.call(this))).find((candidate) => candidate.id === stored.webhookId);
 				return (
 					endpoint !== undefined &&
 					endpoint.disabled_at === null &&
@@ -78,13 +78,14 @@ export class TrainingLabTrigger implements INodeType {
 					event_types: selectedEvents.call(this),
 					description: `n8n workflow "${this.getWorkflow().name ?? this.getWorkflow().id}"`,
 				};
-				const path = `/orgs/${await orgId.call(this)}/webhooks`;
+				const org = await orgId.call(this);
+				const path = `/orgs/${org}/webhooks`;
 				let created: Endpoint;
 				try {
 					created = (await apiRequest.call(this, 'POST', path, { body })).body as Endpoint;
 				} catch (error) {
 					if ((error as NodeApiError).context?.apiCode !== 'url_taken') throw new NodeApiError(this.getNode(), error as JsonObject);
-					const stale = (await listEndpoints.call(this)).find((endpoint) => endpoint.url === body.url);
+					const stale = (await listEndpoints.call(this, org)).find((endpoint) => endpoint.url === body.url);
 					if (stale) await apiRequest.call(this, 'DELETE', `${path}/${stale.id}`);
 					created = (await apiRequest.call(this, 'POST', path, { body })).body as Endpoint;
 				}
@@ -155,8 +156,8 @@ async function orgId(this: IHookFunctions): Promise<string> {
 	return me.org.id;
 }
 
-async function listEndpoints(this: IHookFunctions): Promise<Endpoint[]> {
-	return (await apiRequestAllItems.call(this, `/orgs/${await orgId.call(this)}/webhooks`)) as unknown as Endpoint[];
+async function listEndpoints(this: IHookFunctions, org: string): Promise<Endpoint[]> {
+	return (await apiRequestAllItems.call(this, `/orgs/${org}/webhooks`)) as unknown as Endpoint[];
 }
 
 function sameSet(a: string[], b: string[]): boolean {

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-export const BASE62_PATTERN = '[0-9A-Za-z]';
 
 /** Uniformly random base62 string (rejection sampling keeps every character equally likely). */
 export function randomBase62(length: number): string {
