@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import type { LookupAll } from '../lib/network-policy.ts';
 import { createRepositories, type Repositories } from '../repositories/index.ts';
 import { ApiKeyService } from './api-keys.ts';
 import { EventLog } from './event-log.ts';
@@ -20,6 +21,9 @@ export interface Services {
 
 export interface ServiceOptions {
   allowInsecureWebhookUrls: boolean;
+  /** Bound on resolving a webhook host at creation (default 5 s); `lookup` replaces the system resolver. */
+  webhookDnsTimeoutMs?: number;
+  webhookLookup?: LookupAll;
 }
 
 export function createServices(db: Database, options: ServiceOptions, repos: Repositories = createRepositories(db)): Services {
@@ -33,6 +37,9 @@ export function createServices(db: Database, options: ServiceOptions, repos: Rep
     orgs: new OrgService(deps, members, apiKeys),
     sessions: new SessionService(deps),
     labs: new LabService(deps),
-    webhooks: new WebhookService(deps, { allowInsecureUrls: options.allowInsecureWebhookUrls }),
+    webhooks: new WebhookService(deps, {
+      allowInsecureUrls: options.allowInsecureWebhookUrls,
+      urlPolicy: { dnsTimeoutMs: options.webhookDnsTimeoutMs ?? 5000, lookup: options.webhookLookup },
+    }),
   };
 }

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../http/errors.ts';
 import { nowIso } from '../lib/clock.ts';
-import { webhookUrlProblem } from '../lib/network-policy.ts';
+import { webhookUrlProblem, type UrlPolicyOptions } from '../lib/network-policy.ts';
 import { generateWebhookSecret } from '../lib/webhook-secret.ts';
 import type { DeliveryRow } from '../repositories/deliveries.ts';
-import { FIRST_ASCENDING, FIRST_DESCENDING, toPage, type Page } from '../repositories/paging.ts';
+import { FIRST_ASCENDING, FIRST_DESCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
 import type { WebhookRow } from '../repositories/webhooks.ts';
-import type { ListQuery } from '../schemas/common.ts';
 import type { EventType } from '../schemas/events.ts';
 import type { Webhook, WebhookCreate, WebhookCreated, WebhookDelivery } from '../schemas/webhooks.ts';
 import type { Actor } from './actor.ts';
@@ -14,21 +13,23 @@ import { DomainService, type ServiceDeps } from './domain-service.ts';
 
 export class WebhookService extends DomainService {
   readonly #allowInsecureUrls: boolean;
+  readonly #urlPolicy: UrlPolicyOptions;
 
-  constructor(deps: ServiceDeps, options: { allowInsecureUrls: boolean }) {
+  constructor(deps: ServiceDeps, options: { allowInsecureUrls: boolean; urlPolicy: UrlPolicyOptions }) {
     super(deps);
     this.#allowInsecureUrls = options.allowInsecureUrls;
+    this.#urlPolicy = options.urlPolicy;
   }
 
-  list(orgId: string, query: ListQuery): Page<Webhook> {
-    const rows = this.repos.webhooks.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
-    return toPage(rows, query.limit, toWebhook);
+  list(orgId: string, page: PageRequest): Page<Webhook> {
+    const rows = this.repos.webhooks.page(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
+    return toPage(rows, page.limit, toWebhook);
   }
 
   /** The SSRF guard; it resolves the host, so it runs before (outside) the create transaction. */
   async assertUrlAllowed(url: string): Promise<void> {
     if (this.#allowInsecureUrls) return;
-    const problem = await webhookUrlProblem(url);
+    const problem = await webhookUrlProblem(url, this.#urlPolicy);
     if (problem) throw new ApiError('validation_failed', problem, [{ path: 'url', message: problem }]);
   }
 
@@ -54,10 +55,10 @@ export class WebhookService extends DomainService {
   }
 
   /** Deliveries to the endpoint, newest first. */
-  listDeliveries(orgId: string, webhookId: string, query: ListQuery): Page<WebhookDelivery> {
+  listDeliveries(orgId: string, webhookId: string, page: PageRequest): Page<WebhookDelivery> {
     const webhook = this.#find(orgId, webhookId);
-    const rows = this.repos.deliveries.pageNewestFirst(webhook.id, query.cursor ?? FIRST_DESCENDING, query.limit + 1);
-    return toPage(rows, query.limit, toDelivery);
+    const rows = this.repos.deliveries.pageNewestFirst(webhook.id, page.after ?? FIRST_DESCENDING, page.limit + 1);
+    return toPage(rows, page.limit, toDelivery);
   }
 
   /** Deletes the endpoint; its pending deliveries go with it. */
