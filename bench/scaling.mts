@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeCursor } from '../server/src/schemas/common.ts';
+import Database from 'better-sqlite3';
+import { CursorSeal } from '../server/src/lib/cursor-seal.ts';
 import { load, type LoadResult } from './load.mts';
 import { seedSessions } from './throughput.mts';
 import { bootstrap, startServerProcess, tempDir } from './support.mts';
@@ -21,8 +22,12 @@ export async function benchScaling(sizes: number[], seconds: number): Promise<Sc
     const { sessionIds } = seedSessions(databasePath, boot, size);
     const server = await startServerProcess({ DATABASE_PATH: databasePath, RATE_LIMIT_REQUESTS: '1000000000' });
     // Keyset cursors near the far end of each list: a deep page must cost what the first one does.
-    const deepSessions = encodeCursor(size - 150);
-    const deepEvents = encodeCursor(150);
+    // Cursors are sealed with the database's own key, made when the server first started.
+    const db = new Database(databasePath, { readonly: true });
+    const seal = new CursorSeal((db.prepare("SELECT key FROM server_keys WHERE name = 'cursor'").get() as { key: Buffer }).key);
+    db.close();
+    const deepSessions = seal.seal(size - 150, `${boot.org.id} /sessions`);
+    const deepEvents = seal.seal(150, `${boot.org.id} /orgs/${boot.org.id}/events`);
     const reads = [
       ['GET /sessions/{id}', `/sessions/${sessionIds[Math.floor(size / 2)]}`],
       ['GET /sessions?limit=100 (first page)', '/sessions?limit=100'],

@@ -161,6 +161,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, seq);
     `,
   },
+  {
+    version: 3,
+    name: 'server keys',
+    sql: `
+      -- Keys of the server itself, e.g. the one that seals paging cursors.
+      CREATE TABLE server_keys (
+        name TEXT PRIMARY KEY,
+        key  BLOB NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): void {

@@ -5,6 +5,7 @@ import { EventRepository } from './events.ts';
 import { IdempotencyRepository } from './idempotency.ts';
 import { LabRepository, LabVersionRepository } from './labs.ts';
 import { OrgRepository } from './orgs.ts';
+import { ServerKeyRepository } from './server-keys.ts';
 import { ParticipantRepository, SessionRepository } from './sessions.ts';
 import { UserRepository } from './users.ts';
 import { WebhookRepository } from './webhooks.ts';
@@ -21,6 +22,7 @@ export interface Repositories {
   webhooks: WebhookRepository;
   deliveries: DeliveryRepository;
   idempotency: IdempotencyRepository;
+  serverKeys: ServerKeyRepository;
 }
 
 export function createRepositories(db: Database): Repositories {
@@ -36,5 +38,6 @@ export function createRepositories(db: Database): Repositories {
     webhooks: new WebhookRepository(db),
     deliveries: new DeliveryRepository(db),
     idempotency: new IdempotencyRepository(db),
+    serverKeys: new ServerKeyRepository(db),
   };
 }

@@ -15,7 +15,7 @@ export const apiKeyRoutes = [
     params: OrgParams,
     query: listQuery(100),
     success: { status: 200, description: 'A page of keys.', schema: ApiKey, list: true },
-    handle: ({ services, caller, query }) => services.apiKeys.list(caller.org.id, query),
+    handle: ({ services, caller, page }) => services.apiKeys.list(caller.org.id, page),
   }),
   defineRoute({
     method: 'post',

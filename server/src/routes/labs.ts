@@ -12,7 +12,7 @@ export const labRoutes = [
     access: 'member',
     query: listQuery(100),
     success: { status: 200, description: 'A page of labs.', schema: Lab, list: true },
-    handle: ({ services, caller, query }) => services.labs.list(caller.org.id, query),
+    handle: ({ services, caller, page }) => services.labs.list(caller.org.id, page),
   }),
   defineRoute({
     method: 'post',
@@ -37,7 +37,7 @@ export const labRoutes = [
     params: LabParams,
     query: listQuery(100),
     success: { status: 200, description: 'A page of versions, oldest first.', schema: LabVersion, list: true },
-    handle: ({ services, caller, params, query }) => services.labs.listVersions(caller.org.id, params.labId, query),
+    handle: ({ services, caller, params, page }) => services.labs.listVersions(caller.org.id, params.labId, page),
   }),
   defineRoute({
     method: 'post',

@@ -15,7 +15,7 @@ export const memberRoutes = [
     params: OrgParams,
     query: listQuery(100),
     success: { status: 200, description: 'A page of members.', schema: Member, list: true },
-    handle: ({ services, caller, query }) => services.members.list(caller.org.id, query),
+    handle: ({ services, caller, page }) => services.members.list(caller.org.id, page),
   }),
   defineRoute({
     method: 'post',

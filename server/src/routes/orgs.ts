@@ -14,7 +14,7 @@ export const orgRoutes = [
     params: OrgParams,
     query: listQuery(50),
     success: { status: 200, description: 'A page of events.', schema: ActivityEvent, list: true },
-    handle: ({ services, caller, query }) => services.events.list(caller.org.id, query),
+    handle: ({ services, caller, page }) => services.events.list(caller.org.id, page),
   }),
   defineRoute({
     method: 'post',

@@ -13,7 +13,7 @@ export const sessionRoutes = [
     access: 'member',
     query: listQuery(100),
     success: { status: 200, description: 'A page of sessions.', schema: Session, list: true },
-    handle: ({ services, caller, query }) => services.sessions.list(caller.org.id, query),
+    handle: ({ services, caller, page }) => services.sessions.list(caller.org.id, page),
   }),
   defineRoute({
     method: 'post',

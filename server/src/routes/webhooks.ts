@@ -14,7 +14,7 @@ export const webhookRoutes = [
     params: OrgParams,
     query: listQuery(100),
     success: { status: 200, description: 'A page of endpoints.', schema: Webhook, list: true },
-    handle: ({ services, caller, query }) => services.webhooks.list(caller.org.id, query),
+    handle: ({ services, caller, page }) => services.webhooks.list(caller.org.id, page),
   }),
   defineRoute({
     method: 'post',
@@ -57,6 +57,6 @@ export const webhookRoutes = [
     params: WebhookParams,
     query: listQuery(100),
     success: { status: 200, description: 'A page of deliveries.', schema: WebhookDelivery, list: true },
-    handle: ({ services, caller, params, query }) => services.webhooks.listDeliveries(caller.org.id, params.webhookId, query),
+    handle: ({ services, caller, params, page }) => services.webhooks.listDeliveries(caller.org.id, params.webhookId, page),
   }),
 ];

@@ -3,9 +3,8 @@ import { ApiError, notFound } from '../http/errors.ts';
 import { generateApiKey, hashApiKey, hashesEqual, isWellFormedApiKey, keyPrefix } from '../lib/api-key.ts';
 import { nowIso } from '../lib/clock.ts';
 import type { ApiKeyRow } from '../repositories/api-keys.ts';
-import { FIRST_ASCENDING, toPage, type Page } from '../repositories/paging.ts';
+import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
 import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '../schemas/api-keys.ts';
-import type { ListQuery } from '../schemas/common.ts';
 import type { Principal } from '../schemas/identity.ts';
 import type { Actor } from './actor.ts';
 import { DomainService } from './domain-service.ts';
@@ -39,9 +38,9 @@ export class ApiKeyService extends DomainService {
     };
   }
 
-  list(orgId: string, query: ListQuery): Page<ApiKey> {
-    const rows = this.repos.apiKeys.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
-    return toPage(rows, query.limit, toApiKey);
+  list(orgId: string, page: PageRequest): Page<ApiKey> {
+    const rows = this.repos.apiKeys.page(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
+    return toPage(rows, page.limit, toApiKey);
   }
 
   /** Creates a key owned by the acting user. The full key exists only in the returned object. */

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { FIRST_DESCENDING, toPage, type Page } from '../repositories/paging.ts';
+import { FIRST_DESCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { EventRow } from '../repositories/events.ts';
 import type { ActivityEvent, EventType } from '../schemas/events.ts';
-import type { ListQuery } from '../schemas/common.ts';
 import type { Actor } from './actor.ts';
 
 /**
@@ -34,9 +33,9 @@ export class EventLog {
     return event;
   }
 
-  list(orgId: string, query: ListQuery): Page<ActivityEvent> {
-    const rows = this.#repos.events.pageNewestFirst(orgId, query.cursor ?? FIRST_DESCENDING, query.limit + 1);
-    return toPage(rows, query.limit, toActivityEvent);
+  list(orgId: string, page: PageRequest): Page<ActivityEvent> {
+    const rows = this.#repos.events.pageNewestFirst(orgId, page.after ?? FIRST_DESCENDING, page.limit + 1);
+    return toPage(rows, page.limit, toActivityEvent);
   }
 }
 

@@ -2,16 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../http/errors.ts';
 import { nowIso } from '../lib/clock.ts';
 import type { LabRow, LabVersionRow } from '../repositories/labs.ts';
-import { FIRST_ASCENDING, toPage, type Page } from '../repositories/paging.ts';
-import type { ListQuery } from '../schemas/common.ts';
+import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
 import type { Lab, LabCreate, LabVersion } from '../schemas/labs.ts';
 import type { Actor } from './actor.ts';
 import { DomainService } from './domain-service.ts';
 
 export class LabService extends DomainService {
-  list(orgId: string, query: ListQuery): Page<Lab> {
-    const rows = this.repos.labs.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
-    return toPage(rows, query.limit, toLab);
+  list(orgId: string, page: PageRequest): Page<Lab> {
+    const rows = this.repos.labs.page(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
+    return toPage(rows, page.limit, toLab);
   }
 
   create(actor: Actor, input: LabCreate): Lab {
@@ -26,10 +25,10 @@ export class LabService extends DomainService {
     });
   }
 
-  listVersions(orgId: string, labId: string, query: ListQuery): Page<LabVersion> {
+  listVersions(orgId: string, labId: string, page: PageRequest): Page<LabVersion> {
     const lab = this.#findLab(orgId, labId);
-    const rows = this.repos.labVersions.page(lab.id, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
-    return toPage(rows, query.limit, toLabVersion);
+    const rows = this.repos.labVersions.page(lab.id, page.after ?? FIRST_ASCENDING, page.limit + 1);
+    return toPage(rows, page.limit, toLabVersion);
   }
 
   /** A new draft numbered one above the lab's latest version. */

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../http/errors.ts';
 import { nowIso } from '../lib/clock.ts';
-import { FIRST_ASCENDING, toPage, type Page } from '../repositories/paging.ts';
+import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
 import type { UserRow } from '../repositories/users.ts';
-import type { ListQuery, Role } from '../schemas/common.ts';
+import type { Role } from '../schemas/common.ts';
 import type { Member, MemberCreate } from '../schemas/members.ts';
 import type { Actor } from './actor.ts';
 import { DomainService } from './domain-service.ts';
 
 export class MemberService extends DomainService {
-  list(orgId: string, query: ListQuery): Page<Member> {
-    const rows = this.repos.users.pageActive(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
-    return toPage(rows, query.limit, toMember);
+  list(orgId: string, page: PageRequest): Page<Member> {
+    const rows = this.repos.users.pageActive(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
+    return toPage(rows, page.limit, toMember);
   }
 
   add(actor: Actor, input: MemberCreate): Member {

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../http/errors.ts';
 import { nowIso } from '../lib/clock.ts';
 import { generateJoinCode } from '../lib/join-code.ts';
-import { FIRST_ASCENDING, toPage, type Page } from '../repositories/paging.ts';
+import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
 import type { SessionListRow, SessionRow } from '../repositories/sessions.ts';
-import type { ListQuery } from '../schemas/common.ts';
 import type { JoinRequest, JoinResult, Session, SessionCreate, SessionDetail } from '../schemas/sessions.ts';
 import type { Actor } from './actor.ts';
 import { DomainService } from './domain-service.ts';
@@ -14,9 +13,9 @@ const START: Transition = { from: 'scheduled', to: 'running', event: 'session.st
 const END: Transition = { from: 'running', to: 'ended', event: 'session.ended' };
 
 export class SessionService extends DomainService {
-  list(orgId: string, query: ListQuery): Page<Session> {
-    const rows = this.repos.sessions.page(orgId, query.cursor ?? FIRST_ASCENDING, query.limit + 1);
-    return toPage(rows, query.limit, toSession);
+  list(orgId: string, page: PageRequest): Page<Session> {
+    const rows = this.repos.sessions.page(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
+    return toPage(rows, page.limit, toSession);
   }
 
   get(orgId: string, sessionId: string): SessionDetail {
