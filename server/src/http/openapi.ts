@@ -42,6 +42,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'No such resource in your organisation',
   409: 'Conflict with the current state',
   413: `Request body larger than ${MAX_BODY_BYTES / 1024} KB`,
+  415: 'Request body in a charset other than UTF-8',
   429: 'Rate limited; retry after `Retry-After` seconds',
 };
 
@@ -61,6 +62,9 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: { ver
       description:
         'Manage members, sessions, labs, API keys and webhooks of a training organisation. ' +
         'Lists return a bare JSON array and a `Link: <…>; rel="next"` header while more results exist. ' +
+        'Bodies are UTF-8 JSON of at most 100 KB. Any request may also be answered 400 (malformed HTTP or `Host`, ' +
+        'or a body sent to an endpoint that takes none), 408 (too slow), 413, 417 (unsupported `Expect`) or 431 ' +
+        '(headers over 16 KB), always with the error envelope. ' +
         'Every `POST` accepts an `Idempotency-Key` (1–255 characters): the same key, route and body within ' +
         '24 hours replays the first response with `Idempotent-Replayed: true`; another body gets 409 ' +
         '`idempotency_conflict`. Responses carry `RateLimit-Policy` and `RateLimit` headers.',
@@ -112,7 +116,7 @@ function operation(route: AnyRoute, requestNames: Map<z.ZodType, string>, respon
 function errorResponses(route: AnyRoute): JsonObject {
   const codes = new Set<ErrorCode>(['unauthorized', 'rate_limited', ...(route.errors ?? [])]);
   if (route.params || route.query || route.body) codes.add('validation_failed');
-  if (route.body) ['malformed_json', 'payload_too_large'].forEach((code) => codes.add(code as ErrorCode));
+  if (route.body) ['malformed_json', 'payload_too_large', 'unsupported_media_type'].forEach((code) => codes.add(code as ErrorCode));
   if (route.params) codes.add('not_found');
   if (route.access === 'admin') codes.add('forbidden');
   if (route.method === 'post') codes.add('idempotency_conflict');
@@ -131,9 +135,11 @@ function errorResponses(route: AnyRoute): JsonObject {
 
 function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query'): JsonObject[] {
   if (!schema) return [];
-  const json = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' }) as JsonObject;
-  const properties = (json.properties ?? {}) as Record<string, JsonObject>;
-  const required = new Set((json.required ?? []) as string[]);
+  // A parameter is documented as the value it is parsed into (`limit` is an integer, not a string of
+  // digits); whether it is required is a matter of the input.
+  const toJson = (io: 'input' | 'output') => z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as JsonObject;
+  const properties = (toJson('output').properties ?? {}) as Record<string, JsonObject>;
+  const required = new Set((toJson('input').required ?? []) as string[]);
   return Object.entries(properties).map(([name, { description, ...property }]) => ({
     name,
     in: location,

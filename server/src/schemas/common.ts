@@ -12,8 +12,17 @@ export type Role = z.infer<typeof Role>;
 /** Path and body ids: any RFC 9562 UUID, case-insensitive, normalised to lower case. */
 export const Uuid = z.uuid().toLowerCase();
 
-/** Names and titles: 1–200 characters after trimming. */
-export const Name = z.string().trim().min(1).max(200);
+/**
+ * Names and titles: 1–200 characters after trimming, at least one of them visible (a letter, digit,
+ * punctuation or symbol), none of them a control character.
+ */
+export const Name = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((value) => /[\p{L}\p{N}\p{P}\p{S}]/u.test(value), 'Must contain a visible character')
+  .refine((value) => !/\p{Cc}/u.test(value), 'Must not contain control characters');
 
 export const Email = z.email().max(254).toLowerCase().meta({ description: 'E-mail address, stored lower-cased.' });
 
@@ -25,32 +34,21 @@ export const TimestampInput = z.iso
 
 export const Timestamp = z.string().meta({ description: 'RFC 3339 timestamp in UTC (`Z`).', format: 'date-time' });
 
-// Cursors are opaque to clients; inside they carry the position (a row sequence number) to continue after.
-export function encodeCursor(position: number): string {
-  return Buffer.from(`p${position}`).toString('base64url');
-}
-
+/** Cursors are sealed by the server (see CursorSeal); here only their outer form is checked. */
 const Cursor = z
   .string()
-  .max(64)
-  .transform((value, ctx) => {
-    const decoded = /^p([1-9][0-9]{0,15})$/.exec(Buffer.from(value, 'base64url').toString());
-    if (!decoded) {
-      ctx.addIssue({ code: 'custom', message: 'Invalid cursor; use the URL of the `Link: rel="next"` header.' });
-      return z.NEVER;
-    }
-    return Number(decoded[1]);
-  })
+  .regex(/^[A-Za-z0-9_-]{1,128}$/, 'Invalid cursor; use the URL of the `Link: rel="next"` header.')
   .meta({ description: 'Opaque position from the `Link: rel="next"` header of the previous page.' });
 
-/** `limit` (1–200) and `cursor` of every list endpoint. */
+/** `limit` (1–200, plain decimal digits) and `cursor` of every list endpoint. */
 export function listQuery(defaultLimit: number) {
   return z.object({
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(200)
+    // Decimal digits only: Number() would also read 0x10, 0b11, 1e1 and +5.
+    limit: z
+      .string()
+      .regex(/^[0-9]{1,4}$/, 'Expected a whole number written in decimal digits')
+      .transform(Number)
+      .pipe(z.number().int().min(1).max(200))
       .default(defaultLimit)
       .meta({ description: `Page size, 1–200 (default ${defaultLimit}).` }),
     cursor: Cursor.optional(),
