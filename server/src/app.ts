@@ -2,11 +2,14 @@ import express, { type Express } from 'express';
 import type { Config } from './config.ts';
 import type { Database } from './db/connection.ts';
 import { identifyCaller } from './http/caller.ts';
+import { guardRequest } from './http/edge.ts';
 import { errorHandler, notFoundHandler, type Logger } from './http/error-handler.ts';
+import { ApiError } from './http/errors.ts';
 import type { IdempotencyStore } from './http/idempotency.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { mountRoutes } from './http/router.ts';
+import type { CursorSeal } from './lib/cursor-seal.ts';
 import type { Repositories } from './repositories/index.ts';
 import { ROUTES } from './routes/index.ts';
 import type { Services } from './services/index.ts';
@@ -21,12 +24,19 @@ export interface AppDeps {
   services: Services;
   idempotency: IdempotencyStore;
   logger: Logger;
+  cursors: CursorSeal;
+  /** Where clients reach the server, e.g. `https://labs.example.com` (no trailing slash); known once listening. */
+  publicUrl: () => string;
 }
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(guardRequest);
+  // No endpoint answers OPTIONS (there is no CORS: keys never belong in a browser); without this,
+  // Express would answer with the list of methods of any path, to anyone.
+  app.use((req, _res, next) => next(req.method === 'OPTIONS' ? new ApiError('not_found', `No such endpoint: OPTIONS ${req.path}`) : undefined));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -39,7 +49,7 @@ export function createApp(deps: AppDeps): Express {
   api.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
-  mountRoutes(api, ROUTES, deps);
+  mountRoutes(api, ROUTES, { ...deps, apiBaseUrl: () => `${deps.publicUrl()}${API_PREFIX}` });
   app.use(API_PREFIX, api);
 
   app.use(notFoundHandler);

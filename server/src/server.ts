@@ -1,11 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { API_PREFIX, createApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/connection.ts';
+import { createHttpServer } from './http/edge.ts';
 import type { Logger } from './http/error-handler.ts';
 import { IdempotencyStore } from './http/idempotency.ts';
+import { CURSOR_KEY_BYTES, CursorSeal } from './lib/cursor-seal.ts';
 import { createRepositories } from './repositories/index.ts';
 import { createServices, type Services } from './services/index.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -14,8 +15,10 @@ const HOUR_MS = 60 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface RunningServer {
-  /** Base URL of the API, e.g. http://127.0.0.1:3000/api/v1 */
+  /** Base URL of the API where it listens, e.g. http://127.0.0.1:3000/api/v1 */
   url: string;
+  /** Base URL of the API for clients (from PUBLIC_URL, else the listen address); every emitted URL starts with it. */
+  publicUrl: string;
   port: number;
   db: Database;
   services: Services;
@@ -28,29 +31,14 @@ export const consoleLogger: Logger = {
   error: (message, error) => console.error(message, error instanceof Error ? error.stack : (error ?? '')),
 };
 
-/**
- * Requests Node's HTTP parser refuses before Express sees them (oversized headers, malformed
- * request lines) still get the error envelope rather than a bare status line — a 400
- * `validation_failed`, the status that code always has.
- */
-function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable || error.code === 'ECONNRESET') {
-    socket.destroy();
-    return;
-  }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const body = JSON.stringify({
-    error: { code: 'validation_failed', message: tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.' },
-  });
-  socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
 export async function startServer(config: Config, logger: Logger = consoleLogger): Promise<RunningServer> {
   const db = openDatabase(config.databasePath);
   const repos = createRepositories(db);
-  const services = createServices(db, { allowInsecureWebhookUrls: config.webhooks.allowInsecureUrls }, repos);
+  const services = createServices(
+    db,
+    { allowInsecureWebhookUrls: config.webhooks.allowInsecureUrls, webhookDnsTimeoutMs: config.webhooks.dnsTimeoutMs },
+    repos,
+  );
   const idempotency = new IdempotencyStore(db, repos.idempotency);
   idempotency.purgeExpired();
   const purge = setInterval(() => idempotency.purgeExpired(), HOUR_MS);
@@ -60,11 +48,17 @@ export async function startServer(config: Config, logger: Logger = consoleLogger
   services.events.onDeliveriesQueued(() => dispatcher.wake());
   dispatcher.start();
 
-  const app = createApp({ config, db, repos, services, idempotency, logger });
-  let server: Server;
+  const cursors = new CursorSeal(repos.serverKeys.getOrCreate('cursor', () => randomBytes(CURSOR_KEY_BYTES)));
+  let publicUrl = '';
+  const app = createApp({ config, db, repos, services, idempotency, logger, cursors, publicUrl: () => publicUrl });
+  const http = createHttpServer(app, config.http);
   try {
-    server = await new Promise<Server>((resolve, reject) => {
-      const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    await new Promise<void>((resolve, reject) => {
+      http.server.once('error', reject);
+      http.server.listen(config.port, config.host, () => {
+        http.server.off('error', reject);
+        resolve();
+      });
     });
   } catch (error) {
     clearInterval(purge);
@@ -72,26 +66,21 @@ export async function startServer(config: Config, logger: Logger = consoleLogger
     db.close();
     throw error;
   }
-  server.on('clientError', answerClientError);
-  const { port } = server.address() as AddressInfo;
+  const { port } = http.server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const listenUrl = `http://${host}:${port}`;
+  publicUrl = config.publicUrl ?? listenUrl;
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
-    closing ??= new Promise<void>((resolve) => {
+    closing ??= (async () => {
       clearInterval(purge);
-      const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-      force.unref();
-      server.close(async () => {
-        clearTimeout(force);
-        await dispatcher.stop();
-        db.close();
-        resolve();
-      });
-      server.closeIdleConnections();
-    });
+      await http.shutdown(SHUTDOWN_GRACE_MS);
+      await dispatcher.stop();
+      db.close();
+    })();
     return closing;
   };
 
-  return { url: `http://${host}:${port}${API_PREFIX}`, port, db, services, close };
+  return { url: `${listenUrl}${API_PREFIX}`, publicUrl: `${publicUrl}${API_PREFIX}`, port, db, services, close };
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { ERROR_STATUS } from '../../server/src/http/errors';
 import { createOrg, type TestOrg } from '../server/support/fixtures';
 import { ROUTES, describeRoute, resourcesOf, validBodyFor, type AnyRoute, type OrgResources } from '../server/support/route-table';
+import { head, rawRequest } from '../server/support/raw-http';
 import { startTestServer, type TestServer } from '../server/support/test-server';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
@@ -136,5 +137,63 @@ it(`answers ${RUNS.toLocaleString('en')} random and adversarial requests over ev
 	// The cases must reach past the validation: successes and every kind of refusal occur.
 	const distribution = Object.fromEntries([...statuses].sort(([a], [b]) => a - b));
 	for (const status of [200, 201, 400, 401, 403, 404, 409]) expect({ status, seen: (distribution[status] ?? 0) > 0 }).toEqual({ status, seen: true });
+	expect(server.logs.filter((line) => / failed /.test(line))).toEqual([]);
+}, 600_000);
+
+const HEADER_RUNS = Math.max(100, Math.round(RUNS / 5));
+
+const headerCase = fc.record({
+	method: fc.constantFrom('GET', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'PUT', 'TRACE'),
+	target: fc.constantFrom('/api/v1/me', '/api/v1/labs?limit=1', '/api/v1/sessions', '/api/v1/join', 'http://evil.example/api/v1/labs?limit=1', '/healthz', '/api/v1/openapi.json', '*'),
+	// Mostly well-formed, so that cases also get past the edge to the routes.
+	host: fc.oneof(
+		{ weight: 4, arbitrary: fc.constantFrom('localhost', '127.0.0.1:3000', '[::1]:80', 'labs.example.com', 'evil.example') },
+		{ weight: 2, arbitrary: fc.constantFrom('a:b:c', '', 'exa mple', '[::1', 'x:99999', '<x>', 'x:0', 'x:', ':80', '[fe80::1%25eth0]', 'a'.repeat(300)) },
+		{ weight: 1, arbitrary: fc.string({ maxLength: 30 }).map((value) => value.replace(/[\r\n]/g, '')) },
+		{ weight: 1, arbitrary: fc.constant(null) },
+	),
+	expect: fc.option(fc.constantFrom('100-continue', 'nope', '', '100-CONTINUE', '200-ok'), { nil: null, freq: 3 }),
+	contentType: fc.option(
+		fc.constantFrom('application/json', 'application/json; charset=utf-7', 'application/json; charset=utf-16', 'application/json;charset="UTF-8"', 'application/json; charset=', 'text/plain', 'application/json; charset=x'.padEnd(2000, 'x')),
+		{ nil: null },
+	),
+	body: fc.constantFrom('', '{}', '{"title":"x"}', '{"join_code":"ABCDEFGH","email":"a@b.co","name":"N"}', 'not json', '+ACI-'),
+	contentLength: fc.constantFrom('exact', 'huge', 'negative', 'words', 'absent', 'double'),
+	authorization: fc.constantFrom('admin', 'garbage', 'none', 'huge'),
+	filler: fc.option(fc.integer({ min: 1, max: 40_000 }), { nil: null, freq: 3 }),
+});
+
+it(`answers ${HEADER_RUNS.toLocaleString('en')} requests with hostile headers (Host, Expect, Content-Length, charset, very long headers) without a 5xx, always with the envelope and nosniff`, async () => {
+	const statuses = new Map<number, number>();
+	await fc.assert(
+		fc.asyncProperty(headerCase, async (c) => {
+			const length = { exact: Buffer.byteLength(c.body), huge: 1_000_000_000, negative: -1, words: 'ten', absent: null, double: `${Buffer.byteLength(c.body)}, 5` }[c.contentLength];
+			const authorization = { admin: `Bearer ${mine.admin.key}`, garbage: 'Bearer tlk_garbage', none: null, huge: `Bearer ${'k'.repeat(70_000)}` }[c.authorization];
+			const request =
+				head(c.method, c.target, {
+					Host: c.host,
+					Expect: c.expect,
+					'Content-Type': c.contentType,
+					'Content-Length': length,
+					Authorization: authorization,
+					'X-Filler': c.filler === null ? null : 'f'.repeat(c.filler),
+					Connection: 'close',
+				}) + (length === 1_000_000_000 ? c.body.slice(0, 3) : c.body);
+			const before = stateFingerprint();
+			const response = await rawRequest(server.port, request);
+			response.connection.close();
+			statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+			expect(response.status).toBeLessThan(500);
+			expect(response.headers['x-content-type-options']).toBe('nosniff');
+			if (response.status >= 400 && c.method !== 'HEAD') {
+				expect(response.json).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
+				expect(ERROR_STATUS[response.json.error.code as keyof typeof ERROR_STATUS]).toBe(response.status);
+				expect(stateFingerprint()).toBe(before);
+			}
+		}),
+		{ numRuns: HEADER_RUNS },
+	);
+	const distribution = Object.fromEntries([...statuses].sort(([a], [b]) => a - b));
+	for (const status of [200, 400, 401, 404, 413, 417, 431]) expect({ status, seen: (distribution[status] ?? 0) > 0 }).toEqual({ status, seen: true });
 	expect(server.logs.filter((line) => / failed /.test(line))).toEqual([]);
 }, 600_000);

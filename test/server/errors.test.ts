@@ -122,8 +122,8 @@ describe('error envelope', () => {
 
   it('answers oversized headers with the envelope', async () => {
     const response = await org.admin.get('/me', { headers: { 'x-filler': 'a'.repeat(20_000) } });
-    expect(response.status).toBe(400);
-    expect(response.body.error).toEqual({ code: 'validation_failed', message: 'The request headers are too large.' });
+    expect(response.status).toBe(431);
+    expect(response.body.error).toEqual({ code: 'headers_too_large', message: 'The request headers exceed 16 KB.' });
   });
 
   it('answers a request that is not HTTP with the envelope', async () => {

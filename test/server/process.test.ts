@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,8 @@ import Database from 'better-sqlite3';
 import { MIGRATIONS } from '../../server/src/db/migrations.ts';
 import { ApiClient } from './support/api-client.ts';
 import { npmRun, spawnServer } from './support/processes.ts';
+import { head, RawConnection } from './support/raw-http.ts';
+import { eventually } from '../support/eventually.ts';
 
 let dir: string;
 let env: Record<string, string>;
@@ -42,32 +43,54 @@ describe('the server process', () => {
     }
   });
 
-  it('on SIGTERM finishes the request in flight, then exits 0', async () => {
-    const server = await spawnServer(env);
-    const url = new URL(`${server.url}/sessions`);
+  it('on SIGTERM closes idle keep-alive connections at once, finishes the request in flight with Connection: close, then exits 0', async () => {
+    // Keep-alive connections would be held for 10 minutes: shutdown must not wait for them.
+    const server = await spawnServer({ ...env, HTTP_KEEP_ALIVE_TIMEOUT_MS: '600000' });
+    const port = Number(new URL(server.url).port);
     const client = new ApiClient(server.url, key);
     const version = (await client.get(`/labs/${(await client.get('/labs')).body[0].id}/versions`)).body[0];
     const body = JSON.stringify({ title: 'In flight', lab_version_id: version.id, capacity: 2 });
 
-    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-      });
-      req.on('error', reject);
-      req.write(body.slice(0, 10)); // the request is in flight: headers sent, body incomplete
-      setTimeout(() => {
-        server.child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(10)), 300);
-      }, 200);
-    });
-    const finished = await response;
+    const idle = await RawConnection.open(port);
+    idle.write(head('GET', '/api/v1/me', { Host: 'x', Authorization: `Bearer ${key}` }));
+    expect((await idle.response()).status).toBe(200);
+
+    const inFlight = await RawConnection.open(port);
+    inFlight.write(
+      head('POST', '/api/v1/sessions', {
+        Host: 'x',
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(body),
+        Expect: '100-continue',
+      }),
+    );
+    expect((await inFlight.response()).status).toBe(100); // the server holds the request and waits for its body
+
+    server.child.kill('SIGTERM');
+    await eventually(() => /SIGTERM received/.test(server.output()), 'the server to handle SIGTERM');
+    await idle.closed;
+    inFlight.write(body);
+    const finished = await inFlight.response();
     expect(finished.status).toBe(201);
-    expect(JSON.parse(finished.body).title).toBe('In flight');
+    expect(finished.json.title).toBe('In flight');
+    expect(finished.headers.connection).toBe('close');
+    await inFlight.closed;
     expect(await server.exited).toBe(0);
-    expect(server.output()).toMatch(/SIGTERM received/);
-  });
+  }, 30_000);
+
+  it('stops when `npm start` is stopped by its own PID', async () => {
+    const server = await spawnServer(env, 'npm start');
+    const healthz = server.url.replace('/api/v1', '/healthz');
+    expect((await fetch(healthz)).status).toBe(200);
+    server.child.kill('SIGTERM'); // the PID of npm, as `npm start & … kill $!` has it
+    await server.exited;
+    await eventually(
+      () => fetch(healthz).then(() => false, (error: { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED'),
+      'the server to stop listening',
+    );
+    await eventually(() => /SIGTERM received/.test(server.output()), 'the server itself to report SIGTERM');
+  }, 30_000);
 
   it('refuses to start with an invalid configuration, naming the variable', async () => {
     await expect(spawnServer({ ...env, RATE_LIMIT_REQUESTS: 'many' })).rejects.toThrow(/RATE_LIMIT_REQUESTS/);

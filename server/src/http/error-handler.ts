@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from './errors.ts';
+import { declaresBody } from './json-body.ts';
 
 export interface Logger {
   info(message: string): void;
@@ -20,6 +21,8 @@ export function errorHandler(logger: Logger) {
       return;
     }
     if (apiError.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
+    // A body left unread would otherwise be read and thrown away to keep the connection: close it instead.
+    if (declaresBody(req) && !req.complete) res.setHeader('Connection', 'close');
     res.setHeader('Cache-Control', 'no-store');
     res.status(apiError.status).json(apiError.toEnvelope());
   };

@@ -4,6 +4,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  request_timeout: 408,
   name_taken: 409,
   url_taken: 409,
   already_member: 409,
@@ -13,6 +14,9 @@ export const ERROR_STATUS = {
   lab_version_not_published: 409,
   idempotency_conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
+  expectation_failed: 417,
+  headers_too_large: 431,
   rate_limited: 429,
   internal: 500,
 } as const;

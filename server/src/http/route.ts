@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { PageRequest } from '../repositories/paging.ts';
 import type { Actor } from '../services/actor.ts';
 import type { Caller } from '../services/api-keys.ts';
 import type { Services } from '../services/index.ts';
@@ -14,6 +15,8 @@ export interface RouteContext<P extends Schema, Q extends Schema, B extends Sche
   params: Parsed<P>;
   query: Parsed<Q>;
   body: Parsed<B>;
+  /** For list routes: the page asked for (`limit`, and the position an opened `cursor` points after). */
+  page: PageRequest;
 }
 
 /**

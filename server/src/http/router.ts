@@ -1,13 +1,14 @@
 import type { Request, Response, Router } from 'express';
 import type { Database } from 'better-sqlite3';
+import type { CursorSeal } from '../lib/cursor-seal.ts';
 import type { Repositories } from '../repositories/index.ts';
-import type { Page } from '../repositories/paging.ts';
+import type { Page, PageRequest } from '../repositories/paging.ts';
 import { actorOf, type Caller } from '../services/api-keys.ts';
 import type { Services } from '../services/index.ts';
 import { identityOf } from './caller.ts';
 import { ApiError, notFound } from './errors.ts';
 import { IdempotencyStore, type StoredResponse } from './idempotency.ts';
-import { readJsonBody } from './json-body.ts';
+import { readJsonBody, refuseBody } from './json-body.ts';
 import { allExistInOrg, assertScopable } from './resource-scope.ts';
 import type { AnyRoute, RouteContext } from './route.ts';
 import { parseInput } from './validate.ts';
@@ -17,7 +18,12 @@ export interface RouterDeps {
   repos: Repositories;
   services: Services;
   idempotency: IdempotencyStore;
+  cursors: CursorSeal;
+  /** Base of absolute URLs, e.g. `https://labs.example.com/api/v1`: never taken from the request. */
+  apiBaseUrl: () => string;
 }
+
+type Context = RouteContext<never, never, never>;
 
 export function pathParamNames(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
@@ -29,14 +35,14 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: R
     assertScopable(pathParamNames(route.path), `${route.method.toUpperCase()} ${route.path}`);
     const expressPath = route.path.replace(/\{(\w+)\}/g, ':$1');
     router[route.method](expressPath, async (req: Request, res: Response) => {
-      const outcome = await handle(route, req, res, deps);
-      send(req, res, route, outcome);
+      const { outcome, ctx } = await handle(route, req, res, deps);
+      send(res, route, outcome, ctx, deps);
     });
   }
 }
 
 /** The checks in the order a client should meet them: who, which, may they, what, then do it. */
-async function handle(route: AnyRoute, req: Request, res: Response, deps: RouterDeps): Promise<StoredResponse> {
+async function handle(route: AnyRoute, req: Request, res: Response, deps: RouterDeps): Promise<{ outcome: StoredResponse; ctx: Context }> {
   const caller = authenticated(req);
   const params = route.params ? parseInput(route.params, req.params, 'params') : undefined;
   if (params?.orgId !== undefined && params.orgId !== caller.org.id) throw notFound('Organisation');
@@ -45,24 +51,25 @@ async function handle(route: AnyRoute, req: Request, res: Response, deps: Router
     throw new ApiError('forbidden', `This operation needs an admin key; this key acts as ${caller.role}.`);
   }
   const query = route.query ? parseInput(route.query, req.query, 'query') : undefined;
-  const rawBody = route.body ? await readJsonBody(req, res) : undefined;
+  const rawBody = route.body ? await readJsonBody(req, res) : refuseBody(req);
   if (route.body && rawBody === undefined) {
     throw new ApiError('validation_failed', 'A JSON request body is required (Content-Type: application/json).');
   }
   const body = route.body ? parseInput(route.body, rawBody, 'body') : undefined;
-  const ctx: RouteContext<never, never, never> = {
+  const ctx: Context = {
     caller,
     actor: actorOf(caller),
     services: deps.services,
     params: params as never,
     query: query as never,
     body: body as never,
+    page: pageRequest(route, caller, params ?? {}, query, deps.cursors),
   };
 
   const key = idempotencyKey(req, route);
   if (key === undefined) {
     await route.precheck?.(ctx);
-    return { status: route.success.status, body: route.handle(ctx), replayed: false };
+    return { outcome: { status: route.success.status, body: route.handle(ctx), replayed: false }, ctx };
   }
   const request = {
     orgId: caller.org.id,
@@ -73,9 +80,9 @@ async function handle(route: AnyRoute, req: Request, res: Response, deps: Router
     secretFields: route.secretFields ?? [],
   };
   const earlier = deps.idempotency.replay(request);
-  if (earlier) return earlier;
+  if (earlier) return { outcome: earlier, ctx };
   await route.precheck?.(ctx);
-  return deps.idempotency.run(request, route.success.status, () => route.handle(ctx));
+  return { outcome: deps.idempotency.run(request, route.success.status, () => route.handle(ctx)), ctx };
 }
 
 function authenticated(req: Request): Caller {
@@ -104,7 +111,29 @@ function concretePath(path: string, params: Record<string, string>): string {
   return path.replace(/\{(\w+)\}/g, (_whole, name: string) => params[name]);
 }
 
-function send(req: Request, res: Response, route: AnyRoute, outcome: StoredResponse): void {
+/** A list is one scope: a cursor opens only on the list, and for the organisation, that sealed it. */
+function listScope(route: AnyRoute, caller: Caller, params: Record<string, string>): string {
+  return `${caller.org.id} ${concretePath(route.path, params)}`;
+}
+
+function pageRequest(
+  route: AnyRoute,
+  caller: Caller,
+  params: Record<string, string>,
+  query: { limit?: number; cursor?: string } | undefined,
+  cursors: CursorSeal,
+): PageRequest {
+  const limit = query?.limit ?? 0;
+  if (!route.success.list || query?.cursor === undefined) return { limit };
+  const after = cursors.open(query.cursor, listScope(route, caller, params));
+  if (after === null) {
+    const message = 'Invalid cursor; use the URL of the `Link: rel="next"` header.';
+    throw new ApiError('validation_failed', `Query parameter "cursor" is invalid: ${message}`, [{ path: 'cursor', message }]);
+  }
+  return { limit, after };
+}
+
+function send(res: Response, route: AnyRoute, outcome: StoredResponse, ctx: Context, deps: RouterDeps): void {
   res.setHeader('Cache-Control', 'no-store');
   if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
   if (outcome.status === 204) {
@@ -113,15 +142,18 @@ function send(req: Request, res: Response, route: AnyRoute, outcome: StoredRespo
   }
   if (route.success.list) {
     const page = outcome.body as Page<unknown>;
-    if (page.nextCursor) res.setHeader('Link', `<${nextPageUrl(req, page.nextCursor)}>; rel="next"`);
+    if (page.nextAfter !== null) res.setHeader('Link', `<${nextPageUrl(route, ctx, page.nextAfter, deps)}>; rel="next"`);
     res.status(outcome.status).json(page.items);
     return;
   }
   res.status(outcome.status).json(outcome.body);
 }
 
-function nextPageUrl(req: Request, cursor: string): string {
-  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
-  url.searchParams.set('cursor', cursor);
+/** Built from the configured public URL and the validated request, never from `Host` or the raw target. */
+function nextPageUrl(route: AnyRoute, ctx: Context, after: number, deps: RouterDeps): string {
+  const params: Record<string, string> = ctx.params ?? {};
+  const url = new URL(`${deps.apiBaseUrl()}${concretePath(route.path, params)}`);
+  url.searchParams.set('limit', String(ctx.page.limit));
+  url.searchParams.set('cursor', deps.cursors.seal(after, listScope(route, ctx.caller, params)));
   return url.href;
 }

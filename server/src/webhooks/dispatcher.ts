@@ -32,6 +32,7 @@ export class WebhookDispatcher {
   #wakeScheduled = false;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
+  readonly #abort = new AbortController();
 
   constructor(db: Database, repos: Repositories, options: DispatcherOptions, logger: Logger) {
     this.#db = db;
@@ -62,10 +63,14 @@ export class WebhookDispatcher {
     });
   }
 
-  /** Stops claiming and waits for the sends in flight (each bounded by the timeout). */
+  /**
+   * Stops claiming and aborts the sends in flight, so shutdown does not wait for slow receivers.
+   * An aborted attempt is not recorded: its claim is released at the next start and it is sent again.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#abort.abort();
     await Promise.allSettled(this.#inFlight);
     this.#sender.close();
   }
@@ -105,7 +110,8 @@ export class WebhookDispatcher {
       data: JSON.parse(delivery.event_data),
     });
     const headers = signedHeaders(delivery.secret, delivery.event_id, Math.floor(Date.now() / 1000), body);
-    this.#record(delivery, await this.#sender.post(delivery.url, body, headers));
+    const result = await this.#sender.post(delivery.url, body, headers, this.#abort.signal);
+    if (result) this.#record(delivery, result);
   }
 
   #record(delivery: DueDelivery, result: SendResult): void {

@@ -37,18 +37,25 @@ export class WebhookSender {
     this.#httpsAgent = new HttpsAgent(agentOptions);
   }
 
-  async post(rawUrl: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+  /** The outcome of one attempt, or null when `signal` aborted it (the attempt then does not count). */
+  async post(rawUrl: string, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<SendResult | null> {
     const url = new URL(rawUrl);
     const refusal = this.#refusal(url);
     if (refusal) return { statusCode: null, error: refusal };
+    if (signal?.aborted) return null;
     const https = url.protocol === 'https:';
-    return new Promise<SendResult>((resolve) => {
+    return new Promise<SendResult | null>((resolve) => {
       let settled = false;
-      const settle = (result: SendResult) => {
+      const settle = (result: SendResult | null) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        signal?.removeEventListener('abort', abort);
         resolve(result);
+      };
+      const abort = () => {
+        settle(null);
+        request.destroy();
       };
       const request = (https ? httpsRequest : httpRequest)(url, {
         method: 'POST',
@@ -65,6 +72,7 @@ export class WebhookSender {
         request.destroy();
         settle({ statusCode: null, error: `Timed out after ${this.#options.timeoutMs} ms` });
       }, this.#options.timeoutMs);
+      signal?.addEventListener('abort', abort);
       request.on('error', (error) => settle({ statusCode: null, error: describe(error) }));
       request.on('response', (response) => {
         readCapped(response).then((text) => {

@@ -16,9 +16,10 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `server/src/main.ts` (what `npm start` runs) and waits for its listening line. */
-export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['server/src/main.ts'], { cwd: ROOT, env: { ...process.env, PORT: '0', ...env } });
+/** Starts `server/src/main.ts` (what `npm start` runs), or `npm start` itself, and waits for its listening line. */
+export async function spawnServer(env: Record<string, string>, how: 'node' | 'npm start' = 'node'): Promise<ServerProcess> {
+  const [command, args] = how === 'node' ? [process.execPath, ['server/src/main.ts']] : ['npm', ['start']];
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, PORT: '0', ...env } });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
