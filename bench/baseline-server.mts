@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openDatabase } from '../server/src/db/connection.ts';
 import { createServices } from '../server/src/services/index.ts';
-import { actorOf } from '../server/src/services/api-keys.ts';
+import { actorOf } from '../server/src/core/actor.ts';
 
 const db = openDatabase(process.env.DATABASE_PATH!);
 const services = createServices(db, { allowInsecureWebhookUrls: true });

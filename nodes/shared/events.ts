@@ -19,4 +19,5 @@ export const EVENT_TYPE_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Session Started', value: 'session.started' },
 	{ name: 'Webhook Created', value: 'webhook.created' },
 	{ name: 'Webhook Deleted', value: 'webhook.deleted' },
+	{ name: 'Webhook Disabled', value: 'webhook.disabled' },
 ];

@@ -1,16 +1,15 @@
 import express, { type Express } from 'express';
 import type { Config } from './config.ts';
-import type { Database } from './db/connection.ts';
 import { identifyCaller } from './http/caller.ts';
 import { guardRequest } from './http/edge.ts';
-import { errorHandler, notFoundHandler, type Logger } from './http/error-handler.ts';
-import { ApiError } from './http/errors.ts';
-import type { IdempotencyStore } from './http/idempotency.ts';
+import type { Clock } from './core/clock.ts';
+import type { Logger } from './core/logger.ts';
+import { errorHandler, notFoundHandler } from './http/error-handler.ts';
+import { ApiError } from './core/errors.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { mountRoutes } from './http/router.ts';
 import type { CursorSeal } from './lib/cursor-seal.ts';
-import type { Repositories } from './repositories/index.ts';
 import { ROUTES } from './routes/index.ts';
 import type { Services } from './services/index.ts';
 
@@ -19,11 +18,9 @@ export const API_VERSION = '1.0.0';
 
 export interface AppDeps {
   config: Config;
-  db: Database;
-  repos: Repositories;
   services: Services;
-  idempotency: IdempotencyStore;
   logger: Logger;
+  clock: Clock;
   cursors: CursorSeal;
   /** Where clients reach the server, e.g. `https://labs.example.com` (no trailing slash); known once listening. */
   publicUrl: () => string;
@@ -43,7 +40,7 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const api = express.Router();
-  const rateLimiter = new RateLimiter(deps.config.rateLimit);
+  const rateLimiter = new RateLimiter({ ...deps.config.rateLimit, clock: deps.clock });
   api.use(identifyCaller(deps.services.apiKeys), rateLimiter.middleware());
   const openApiDocument = buildOpenApiDocument(ROUTES, { version: API_VERSION });
   api.get('/openapi.json', (_req, res) => {

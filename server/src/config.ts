@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_RETRY_SCHEDULE_S } from './services/deliveries.ts';
 
 const Flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 const Seconds = z.coerce.number<string>().positive();
@@ -24,7 +25,7 @@ const Env = z.object({
   WEBHOOK_ALLOW_INSECURE_URLS: Flag.default(false),
   WEBHOOK_RETRY_SCHEDULE_S: z
     .string()
-    .default('5,300,1800,7200,18000,36000,36000')
+    .default(DEFAULT_RETRY_SCHEDULE_S.join(','))
     .transform((value) => value.split(',').map((part) => part.trim()))
     .pipe(z.array(Seconds).min(1)),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10000),

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { API_PREFIX, createApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/connection.ts';
+import { systemClock, type Clock } from './core/clock.ts';
+import type { Logger } from './core/logger.ts';
 import { createHttpServer } from './http/edge.ts';
-import type { Logger } from './http/error-handler.ts';
-import { IdempotencyStore } from './http/idempotency.ts';
 import { CURSOR_KEY_BYTES, CursorSeal } from './lib/cursor-seal.ts';
 import { createRepositories } from './repositories/index.ts';
 import { createServices, type Services } from './services/index.ts';
@@ -22,6 +22,8 @@ export interface RunningServer {
   port: number;
   db: Database;
   services: Services;
+  /** Resolves once every webhook delivery queued so far has had its attempt (retries still scheduled aside). */
+  webhooksIdle(): Promise<void>;
   /** Stops accepting connections, lets in-flight requests and webhook sends finish, closes the database. */
   close(): Promise<void>;
 }
@@ -31,26 +33,31 @@ export const consoleLogger: Logger = {
   error: (message, error) => console.error(message, error instanceof Error ? error.stack : (error ?? '')),
 };
 
-export async function startServer(config: Config, logger: Logger = consoleLogger): Promise<RunningServer> {
+/** The composition root: the database, services, webhook dispatcher and HTTP server, wired together. */
+export async function startServer(config: Config, logger: Logger = consoleLogger, clock: Clock = systemClock): Promise<RunningServer> {
   const db = openDatabase(config.databasePath);
   const repos = createRepositories(db);
   const services = createServices(
     db,
-    { allowInsecureWebhookUrls: config.webhooks.allowInsecureUrls, webhookDnsTimeoutMs: config.webhooks.dnsTimeoutMs },
+    {
+      allowInsecureWebhookUrls: config.webhooks.allowInsecureUrls,
+      webhookDnsTimeoutMs: config.webhooks.dnsTimeoutMs,
+      webhookRetryScheduleSeconds: config.webhooks.retryScheduleSeconds,
+      clock,
+    },
     repos,
   );
-  const idempotency = new IdempotencyStore(db, repos.idempotency);
-  idempotency.purgeExpired();
-  const purge = setInterval(() => idempotency.purgeExpired(), HOUR_MS);
+  services.idempotency.purgeExpired();
+  const purge = setInterval(() => services.idempotency.purgeExpired(), HOUR_MS);
   purge.unref();
 
-  const dispatcher = new WebhookDispatcher(db, repos, config.webhooks, logger);
+  const dispatcher = new WebhookDispatcher(services.deliveries, config.webhooks, logger, clock);
   services.events.onDeliveriesQueued(() => dispatcher.wake());
   dispatcher.start();
 
   const cursors = new CursorSeal(repos.serverKeys.getOrCreate('cursor', () => randomBytes(CURSOR_KEY_BYTES)));
   let publicUrl = '';
-  const app = createApp({ config, db, repos, services, idempotency, logger, cursors, publicUrl: () => publicUrl });
+  const app = createApp({ config, services, logger, clock, cursors, publicUrl: () => publicUrl });
   const http = createHttpServer(app, config.http);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -82,5 +89,5 @@ export async function startServer(config: Config, logger: Logger = consoleLogger
     return closing;
   };
 
-  return { url: `${listenUrl}${API_PREFIX}`, publicUrl: `${publicUrl}${API_PREFIX}`, port, db, services, close };
+  return { url: `${listenUrl}${API_PREFIX}`, publicUrl: `${publicUrl}${API_PREFIX}`, port, db, services, webhooksIdle: () => dispatcher.whenIdle(), close };
 }

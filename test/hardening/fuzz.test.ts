@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ERROR_STATUS } from '../../server/src/http/errors';
+import { ERROR_STATUS } from '../../server/src/core/errors';
 import { createOrg, type TestOrg } from '../server/support/fixtures';
 import { ROUTES, describeRoute, resourcesOf, validBodyFor, type AnyRoute, type OrgResources } from '../server/support/route-table';
 import { head, rawRequest } from '../server/support/raw-http';

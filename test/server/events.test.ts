@@ -91,8 +91,9 @@ describe('activity log', () => {
     await expectOne('webhook.deleted', () => admin.delete(`/orgs/${org.id}/webhooks/${webhookId}`), 204);
 
     expect((await newestEvents(1))[0].actor).toBe('admin@' + org.slug + '.test');
-    // org.closed is covered in members.test.ts (closing ends this organisation's access).
-    expect([...seen, 'org.closed'].sort()).toEqual([...EVENT_TYPES].sort());
+    // org.closed is covered in members.test.ts (closing ends this organisation's access), webhook.disabled
+    // in webhook-delivery.test.ts (it needs an endpoint answering 410).
+    expect([...seen, 'org.closed', 'webhook.disabled'].sort()).toEqual([...EVENT_TYPES].sort());
   });
 
   it('records nothing for a refused change', async () => {

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { createOrg, sessionInput, type TestOrg } from './support/fixtures.ts';
 import { Receiver, type ReceivedDelivery } from './support/receiver.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
+import { eventually } from '../support/eventually.ts';
 
 let server: TestServer;
 let receiver: Receiver;
@@ -42,7 +43,7 @@ describe('webhook delivery', () => {
     await org.admin.post('/labs', { name: 'Not subscribed', tier: 'vm' });
     await org.admin.delete(`/orgs/${org.id}/members/${org.trainerUserId}`);
     await receiver.waitFor(() => receiver.at(hook.path).length === 2);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await server.webhooksIdle();
     const received = receiver.at(hook.path);
     expect(received.map((d) => payload(d).type)).toEqual(['session.created', 'member.removed']);
 
@@ -130,22 +131,30 @@ describe('webhook delivery', () => {
     await org.admin.post('/labs', { name: 'Down', tier: 'vm' });
     await waitForDelivery(hook.id, (d) => d.status === 'exhausted');
     expect((await deliveriesOf(hook.id))[0]).toMatchObject({ status: 'exhausted', attempts: 3, last_status_code: 503, next_attempt_at: null });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await server.webhooksIdle();
     expect(receiver.at(hook.path)).toHaveLength(3);
   });
 
-  it('disables the endpoint on 410 Gone and sends it nothing more', async () => {
+  it('disables the endpoint on 410 Gone, records webhook.disabled (delivered to its subscribers), and sends it nothing more', async () => {
     const hook = await subscribe(['lab.created']);
-    receiver.reply = () => ({ status: 410 });
+    const watcher = await subscribe(['webhook.disabled']);
+    receiver.reply = (delivery) => ({ status: delivery.path === hook.path ? 410 : 204 });
     await org.admin.post('/labs', { name: 'Gone 1', tier: 'vm' });
     await waitForDelivery(hook.id, (d) => d.status === 'exhausted');
     const listed = (await org.admin.get(`/orgs/${org.id}/webhooks`)).body.find((w: { id: string }) => w.id === hook.id);
     expect(listed.disabled_at).toEqual(expect.any(String));
     expect((await deliveriesOf(hook.id))[0]).toMatchObject({ attempts: 1, last_status_code: 410 });
 
-    receiver.reply = () => ({ status: 204 });
+    const disabled = (await org.admin.get(`/orgs/${org.id}/events`)).body.filter((e: { type: string }) => e.type === 'webhook.disabled');
+    expect(disabled).toEqual([
+      expect.objectContaining({ actor: 'system', data: { webhook_id: hook.id, url: `${receiver.url}${hook.path}`, reason: 'The endpoint answered 410 Gone.' } }),
+    ]);
+    await receiver.waitFor(() => receiver.at(watcher.path).length === 1);
+    expect(payload(receiver.at(watcher.path)[0])).toMatchObject({ id: disabled[0].id, type: 'webhook.disabled', org_id: org.id });
+
+    // The next event is not even queued for the disabled endpoint: once every queued delivery had its attempt, it got nothing.
     await org.admin.post('/labs', { name: 'Gone 2', tier: 'vm' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await server.webhooksIdle();
     expect(receiver.at(hook.path)).toHaveLength(1);
     expect(await deliveriesOf(hook.id)).toHaveLength(1);
   });
@@ -176,7 +185,7 @@ describe('webhook delivery', () => {
     expect((await org.admin.delete(`/orgs/${org.id}/webhooks/${hook.id}`)).status).toBe(204);
     expect(server.db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?').get(hook.id)).toEqual({ n: 0 });
     const before = receiver.at(hook.path).length;
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await server.webhooksIdle();
     expect(receiver.at(hook.path)).toHaveLength(before);
     expect((await org.admin.get(`/orgs/${org.id}/webhooks/${hook.id}/deliveries`)).status).toBe(404);
   });
@@ -188,17 +197,14 @@ describe('webhook delivery', () => {
     const theirs = await other.admin.post(`/orgs/${other.id}/webhooks`, { url: `${receiver.url}/theirs-${pathCounter}`, event_types: ['lab.created'] });
     await org.admin.post('/labs', { name: 'Fan out', tier: 'vm' });
     await receiver.waitFor(() => receiver.at(first.path).length === 1 && receiver.at(second.path).length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await server.webhooksIdle();
     expect(receiver.received.filter((d) => d.path === new URL(theirs.body.url).pathname)).toHaveLength(0);
   });
 
   async function waitForDelivery(webhookId: string, predicate: (delivery: any) => boolean) {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
+    return eventually(async () => {
       const [latest] = await deliveriesOf(webhookId);
-      if (latest && predicate(latest)) return latest;
-      if (Date.now() > deadline) throw new Error(`delivery never matched: ${JSON.stringify(latest)}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+      return latest && predicate(latest) ? latest : false;
+    }, `a delivery of ${webhookId} to match`);
   }
 });

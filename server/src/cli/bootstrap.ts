@@ -2,11 +2,11 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
 import { openDatabase, type Database } from '../db/connection.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../core/errors.ts';
 import { Email, Name } from '../schemas/common.ts';
 import { seedDemo } from '../services/demo.ts';
 import { createServices, type Services } from '../services/index.ts';
-import { inTransaction } from '../services/transaction.ts';
+import { inTransaction } from '../db/transaction.ts';
 
 const USAGE = 'usage: npm run bootstrap -- --org "Acme Training" --email ada@acme.test --name "Ada Admin" [--demo]';
 

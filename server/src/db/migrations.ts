@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { inTransaction } from './transaction.ts';
 
 export interface Migration {
   version: number;
@@ -182,9 +183,9 @@ export function migrate(db: Database, migrations: readonly Migration[] = MIGRATI
   }
   for (const migration of migrations) {
     if (migration.version <= current) continue;
-    db.transaction(() => {
+    inTransaction(db, () => {
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
-    }).immediate();
+    });
   }
 }

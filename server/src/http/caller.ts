@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { ApiKeyService, Caller } from '../services/api-keys.ts';
+import type { Caller } from '../core/actor.ts';
+import type { ApiKeyService } from '../services/api-keys.ts';
 
 /** Who sent the request: an authenticated caller, or why there is none. */
 export type Identity = { caller: Caller } | { caller: null; problem: 'missing' | 'invalid' };

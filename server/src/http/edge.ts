@@ -3,7 +3,7 @@ import { isIPv6 } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import type { HttpLimits } from '../config.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../core/errors.ts';
 import { MAX_BODY_BYTES } from './json-body.ts';
 
 /** Node's default maximum size of all request headers together (`--max-http-header-size`). */

@@ -1,11 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
 import { declaresBody } from './json-body.ts';
-
-export interface Logger {
-  info(message: string): void;
-  error(message: string, error?: unknown): void;
-}
 
 export function notFoundHandler(req: Request, _res: Response, next: NextFunction): void {
   next(new ApiError('not_found', `No such endpoint: ${req.method} ${req.path}`));

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type Request, type Response } from 'express';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../core/errors.ts';
 
 export const MAX_BODY_BYTES = 100 * 1024;
 const JSON_TYPES = ['application/json', 'application/*+json'];

@@ -8,7 +8,7 @@ import { Member, MemberCreate, MemberRoleUpdate } from '../schemas/members.ts';
 import { ClosedOrg } from '../schemas/orgs.ts';
 import { JoinCode, JoinRequest, JoinResult, Session, SessionCreate, SessionDetail } from '../schemas/sessions.ts';
 import { Webhook, WebhookCreate, WebhookCreated, WebhookDelivery } from '../schemas/webhooks.ts';
-import { ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '../core/errors.ts';
 import { MAX_BODY_BYTES } from './json-body.ts';
 import type { AnyRoute } from './route.ts';
 

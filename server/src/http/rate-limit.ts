@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from './errors.ts';
+import type { Clock } from '../core/clock.ts';
+import { ApiError } from '../core/errors.ts';
 import { identityOf } from './caller.ts';
 
 interface Window {
@@ -10,7 +11,7 @@ interface Window {
 export interface RateLimitOptions {
   requests: number;
   windowSeconds: number;
-  now?: () => number;
+  clock: Clock;
 }
 
 /**
@@ -20,14 +21,14 @@ export interface RateLimitOptions {
 export class RateLimiter {
   readonly #limit: number;
   readonly #windowMs: number;
-  readonly #now: () => number;
+  readonly #clock: Clock;
   readonly #windows = new Map<string, Window>();
   #lastSweep = 0;
 
   constructor(options: RateLimitOptions) {
     this.#limit = options.requests;
     this.#windowMs = options.windowSeconds * 1000;
-    this.#now = options.now ?? Date.now;
+    this.#clock = options.clock;
   }
 
   get policy(): string {
@@ -36,7 +37,7 @@ export class RateLimiter {
 
   /** Spends one request of the budget of `id` if any is left. */
   take(id: string): { allowed: boolean; remaining: number; resetSeconds: number } {
-    const now = this.#now();
+    const now = this.#clock.now();
     this.#sweep(now);
     let window = this.#windows.get(id);
     if (!window || now - window.startedAt >= this.#windowMs) {

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { PageRequest } from '../repositories/paging.ts';
-import type { Actor } from '../services/actor.ts';
-import type { Caller } from '../services/api-keys.ts';
+import type { Actor } from '../core/actor.ts';
+import type { Caller } from '../core/actor.ts';
 import type { Services } from '../services/index.ts';
-import type { ErrorCode } from './errors.ts';
+import type { ErrorCode } from '../core/errors.ts';
 
 type Schema = z.ZodType | undefined;
 type Parsed<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;

@@ -1,23 +1,18 @@
 import type { Request, Response, Router } from 'express';
-import type { Database } from 'better-sqlite3';
 import type { CursorSeal } from '../lib/cursor-seal.ts';
-import type { Repositories } from '../repositories/index.ts';
 import type { Page, PageRequest } from '../repositories/paging.ts';
-import { actorOf, type Caller } from '../services/api-keys.ts';
+import { actorOf, type Caller } from '../core/actor.ts';
 import type { Services } from '../services/index.ts';
 import { identityOf } from './caller.ts';
-import { ApiError, notFound } from './errors.ts';
-import { IdempotencyStore, type StoredResponse } from './idempotency.ts';
+import { ApiError, notFound } from '../core/errors.ts';
+import type { StoredResponse } from '../services/idempotency.ts';
 import { readJsonBody, refuseBody } from './json-body.ts';
-import { allExistInOrg, assertScopable } from './resource-scope.ts';
+import { assertScopable } from '../services/resource-scope.ts';
 import type { AnyRoute, RouteContext } from './route.ts';
 import { parseInput } from './validate.ts';
 
 export interface RouterDeps {
-  db: Database;
-  repos: Repositories;
   services: Services;
-  idempotency: IdempotencyStore;
   cursors: CursorSeal;
   /** Base of absolute URLs, e.g. `https://labs.example.com/api/v1`: never taken from the request. */
   apiBaseUrl: () => string;
@@ -47,7 +42,7 @@ async function handle(route: AnyRoute, req: Request, res: Response, deps: Router
   const params = route.params ? parseInput(route.params, req.params, 'params') : undefined;
   if (params?.orgId !== undefined && params.orgId !== caller.org.id) throw notFound('Organisation');
   if (route.access === 'admin' && caller.role !== 'admin') {
-    if (params && !allExistInOrg(deps.repos, caller.org.id, params)) throw notFound('Resource');
+    if (params && !deps.services.scope.allExistInOrg(caller.org.id, params)) throw notFound('Resource');
     throw new ApiError('forbidden', `This operation needs an admin key; this key acts as ${caller.role}.`);
   }
   const query = route.query ? parseInput(route.query, req.query, 'query') : undefined;
@@ -79,10 +74,10 @@ async function handle(route: AnyRoute, req: Request, res: Response, deps: Router
     body,
     secretFields: route.secretFields ?? [],
   };
-  const earlier = deps.idempotency.replay(request);
+  const earlier = deps.services.idempotency.replay(request);
   if (earlier) return { outcome: earlier, ctx };
   await route.precheck?.(ctx);
-  return { outcome: deps.idempotency.run(request, route.success.status, () => route.handle(ctx)), ctx };
+  return { outcome: deps.services.idempotency.run(request, route.success.status, () => route.handle(ctx)), ctx };
 }
 
 function authenticated(req: Request): Caller {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../core/errors.ts';
 
 const WHERE = { params: 'Path parameter', query: 'Query parameter', body: 'Request body' } as const;
 

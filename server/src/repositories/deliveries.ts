@@ -42,7 +42,6 @@ export interface AttemptOutcome {
 }
 
 export class DeliveryRepository {
-  readonly #db: Database;
   readonly #subscribedWebhookIds;
   readonly #insert;
   readonly #due;
@@ -54,7 +53,6 @@ export class DeliveryRepository {
   readonly #pageNewestFirst;
 
   constructor(db: Database) {
-    this.#db = db;
     this.#subscribedWebhookIds = db
       .prepare<[string, string], string>(
         `SELECT w.id FROM webhooks w
@@ -113,13 +111,11 @@ export class DeliveryRepository {
     return webhookIds.length;
   }
 
-  /** Claims up to `limit` due deliveries until `leaseUntil`, so no one else sends them meanwhile. */
+  /** Marks up to `limit` due deliveries as claimed until `leaseUntil`; call inside a transaction. */
   claimDue(now: number, limit: number, leaseUntil: number): DueDelivery[] {
-    return this.#db.transaction(() => {
-      const rows = this.#due.all({ now, limit });
-      for (const row of rows) this.#claim.run(leaseUntil, row.seq);
-      return rows;
-    }).immediate();
+    const rows = this.#due.all({ now, limit });
+    for (const row of rows) this.#claim.run(leaseUntil, row.seq);
+    return rows;
   }
 
   /** When the next unclaimed open delivery becomes due, or null when there is none. */

@@ -57,7 +57,8 @@ export class WebhookRepository {
     this.#delete.run(webhookId);
   }
 
-  disable(webhookId: string, disabledAt: string): void {
-    this.#disable.run(disabledAt, webhookId);
+  /** True when this call disabled it (false: it was disabled already). */
+  disable(webhookId: string, disabledAt: string): boolean {
+    return this.#disable.run(disabledAt, webhookId).changes > 0;
   }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from '../http/errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '../core/errors.ts';
 
 export const ErrorEnvelope = z.object({
   error: z.object({

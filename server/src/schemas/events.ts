@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   'api_key.revoked',
   'webhook.created',
   'webhook.deleted',
+  'webhook.disabled',
 ] as const;
 export const EventType = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventType>;
@@ -26,7 +27,7 @@ export type EventType = z.infer<typeof EventType>;
 export const ActivityEvent = z.object({
   id: Uuid,
   type: EventType,
-  actor: z.string().meta({ description: 'E-mail of the user whose key caused the event.' }),
+  actor: z.string().meta({ description: 'E-mail of the user whose key caused the event; `system` for what the server does on its own (`webhook.disabled`).' }),
   occurred_at: Timestamp,
   data: z.record(z.string(), z.unknown()).meta({ description: 'Event-specific data.' }),
 });

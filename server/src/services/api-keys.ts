@@ -1,22 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, notFound } from '../http/errors.ts';
+import { ApiError, notFound } from '../core/errors.ts';
 import { generateApiKey, hashApiKey, hashesEqual, isWellFormedApiKey, keyPrefix } from '../lib/api-key.ts';
-import { nowIso } from '../lib/clock.ts';
 import type { ApiKeyRow } from '../repositories/api-keys.ts';
 import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
 import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '../schemas/api-keys.ts';
-import type { Principal } from '../schemas/identity.ts';
-import type { Actor } from './actor.ts';
+import type { Actor, Caller } from '../core/actor.ts';
 import { DomainService } from './domain-service.ts';
-
-/** An authenticated caller: the principal `GET /me` shows, plus the key that authenticated. */
-export interface Caller extends Principal {
-  keyId: string;
-}
-
-export function actorOf(caller: Caller): Actor {
-  return { orgId: caller.org.id, userId: caller.user.id, email: caller.user.email, role: caller.role };
-}
 
 export class ApiKeyService extends DomainService {
   /**
@@ -58,7 +47,7 @@ export class ApiKeyService extends DomainService {
         prefix: keyPrefix(key),
         key_hash: hashApiKey(key),
         role: input.role,
-        created_at: nowIso(),
+        created_at: this.nowIso(),
       };
       this.repos.apiKeys.insert(row);
       const created = toApiKey({ ...row, seq: 0, revoked_at: null });
@@ -72,7 +61,7 @@ export class ApiKeyService extends DomainService {
     this.transaction(() => {
       const key = this.repos.apiKeys.find(actor.orgId, keyId);
       if (!key) throw notFound('API key');
-      if (this.repos.apiKeys.revoke(key.id, nowIso())) {
+      if (this.repos.apiKeys.revoke(key.id, this.nowIso())) {
         this.events.record(actor, 'api_key.revoked', { key_id: key.id, name: key.name, prefix: key.prefix });
       }
     });

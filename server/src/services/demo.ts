@@ -1,4 +1,4 @@
-import type { Actor } from './actor.ts';
+import type { Actor } from '../core/actor.ts';
 import type { Services } from './index.ts';
 
 /** Demo content of `bootstrap --demo`: two labs, each with version 1 published and version 2 draft, and two trainers. */

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { isoAt, type Clock } from '../core/clock.ts';
 import { FIRST_DESCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { EventRow } from '../repositories/events.ts';
 import type { ActivityEvent, EventType } from '../schemas/events.ts';
-import type { Actor } from './actor.ts';
+import type { Actor } from '../core/actor.ts';
 
 /**
  * The organisation's activity log. `record` must be called inside the transaction of the change
@@ -11,10 +12,12 @@ import type { Actor } from './actor.ts';
  */
 export class EventLog {
   readonly #repos: Repositories;
+  readonly #clock: Clock;
   #onDeliveriesQueued: () => void = () => {};
 
-  constructor(repos: Repositories) {
+  constructor(repos: Repositories, clock: Clock) {
     this.#repos = repos;
+    this.#clock = clock;
   }
 
   /** Called after an event queued webhook deliveries (once its transaction has run, in the same tick). */
@@ -24,10 +27,10 @@ export class EventLog {
 
   /** Records the event and, in the same transaction, one webhook delivery per subscribed endpoint (the outbox). */
   record(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
-    const now = new Date();
-    const event: ActivityEvent = { id: randomUUID(), type, actor: actor.email, occurred_at: now.toISOString(), data };
+    const now = this.#clock.now();
+    const event: ActivityEvent = { id: randomUUID(), type, actor: actor.email, occurred_at: isoAt(now), data };
     this.#repos.events.insert({ ...event, org_id: actor.orgId, data: JSON.stringify(data) });
-    if (this.#repos.deliveries.enqueue({ id: event.id, org_id: actor.orgId, type }, now.getTime()) > 0) {
+    if (this.#repos.deliveries.enqueue({ id: event.id, org_id: actor.orgId, type }, now) > 0) {
       this.#onDeliveriesQueued();
     }
     return event;

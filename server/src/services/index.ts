@@ -1,11 +1,15 @@
 import type { Database } from 'better-sqlite3';
+import { systemClock, type Clock } from '../core/clock.ts';
 import type { LookupAll } from '../lib/network-policy.ts';
 import { createRepositories, type Repositories } from '../repositories/index.ts';
 import { ApiKeyService } from './api-keys.ts';
+import { DEFAULT_RETRY_SCHEDULE_S, DeliveryService } from './deliveries.ts';
 import { EventLog } from './event-log.ts';
+import { IdempotencyService } from './idempotency.ts';
 import { LabService } from './labs.ts';
 import { MemberService } from './members.ts';
 import { OrgService } from './orgs.ts';
+import { ResourceScope } from './resource-scope.ts';
 import { SessionService } from './sessions.ts';
 import { WebhookService } from './webhooks.ts';
 
@@ -17,6 +21,9 @@ export interface Services {
   sessions: SessionService;
   labs: LabService;
   webhooks: WebhookService;
+  deliveries: DeliveryService;
+  idempotency: IdempotencyService;
+  scope: ResourceScope;
 }
 
 export interface ServiceOptions {
@@ -24,10 +31,14 @@ export interface ServiceOptions {
   /** Bound on resolving a webhook host at creation (default 5 s); `lookup` replaces the system resolver. */
   webhookDnsTimeoutMs?: number;
   webhookLookup?: LookupAll;
+  /** Delays between webhook delivery attempts (default: the documented schedule). */
+  webhookRetryScheduleSeconds?: readonly number[];
+  clock?: Clock;
 }
 
 export function createServices(db: Database, options: ServiceOptions, repos: Repositories = createRepositories(db)): Services {
-  const deps = { db, repos, events: new EventLog(repos) };
+  const clock = options.clock ?? systemClock;
+  const deps = { db, repos, clock, events: new EventLog(repos, clock) };
   const members = new MemberService(deps);
   const apiKeys = new ApiKeyService(deps);
   return {
@@ -41,5 +52,8 @@ export function createServices(db: Database, options: ServiceOptions, repos: Rep
       allowInsecureUrls: options.allowInsecureWebhookUrls,
       urlPolicy: { dnsTimeoutMs: options.webhookDnsTimeoutMs ?? 5000, lookup: options.webhookLookup },
     }),
+    deliveries: new DeliveryService(deps, { retryScheduleSeconds: options.webhookRetryScheduleSeconds ?? DEFAULT_RETRY_SCHEDULE_S }),
+    idempotency: new IdempotencyService(deps),
+    scope: new ResourceScope(repos),
   };
 }

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, notFound } from '../http/errors.ts';
-import { nowIso } from '../lib/clock.ts';
+import { ApiError, notFound } from '../core/errors.ts';
 import type { LabRow, LabVersionRow } from '../repositories/labs.ts';
 import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
 import type { Lab, LabCreate, LabVersion } from '../schemas/labs.ts';
-import type { Actor } from './actor.ts';
+import type { Actor } from '../core/actor.ts';
 import { DomainService } from './domain-service.ts';
 
 export class LabService extends DomainService {
@@ -18,7 +17,7 @@ export class LabService extends DomainService {
       if (this.repos.labs.findByName(actor.orgId, input.name)) {
         throw new ApiError('name_taken', `A lab named "${input.name}" already exists.`);
       }
-      const lab = { id: randomUUID(), name: input.name, tier: input.tier, created_at: nowIso() };
+      const lab = { id: randomUUID(), name: input.name, tier: input.tier, created_at: this.nowIso() };
       this.repos.labs.insert({ ...lab, org_id: actor.orgId });
       this.events.record(actor, 'lab.created', { lab_id: lab.id, name: lab.name, tier: lab.tier });
       return lab;
@@ -41,7 +40,7 @@ export class LabService extends DomainService {
         org_id: actor.orgId,
         version: this.repos.labVersions.latestNumber(lab.id) + 1,
         status: 'draft' as const,
-        created_at: nowIso(),
+        created_at: this.nowIso(),
         published_at: null,
       };
       this.repos.labVersions.insert(row);
@@ -54,7 +53,7 @@ export class LabService extends DomainService {
     return this.transaction(() => {
       const version = this.#findVersion(actor.orgId, labId, versionId);
       if (version.status === 'published') throw new ApiError('invalid_state', `Version ${version.version} is already published.`);
-      const publishedAt = nowIso();
+      const publishedAt = this.nowIso();
       this.repos.labVersions.publish(version.id, publishedAt);
       this.events.record(actor, 'lab_version.published', { lab_id: labId, version_id: version.id, version: version.version });
       return toLabVersion({ ...version, status: 'published', published_at: publishedAt });

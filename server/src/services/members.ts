@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, notFound } from '../http/errors.ts';
-import { nowIso } from '../lib/clock.ts';
+import { ApiError, notFound } from '../core/errors.ts';
 import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
 import type { UserRow } from '../repositories/users.ts';
 import type { Role } from '../schemas/common.ts';
 import type { Member, MemberCreate } from '../schemas/members.ts';
-import type { Actor } from './actor.ts';
+import type { Actor } from '../core/actor.ts';
 import { DomainService } from './domain-service.ts';
 
 export class MemberService extends DomainService {
@@ -27,7 +26,7 @@ export class MemberService extends DomainService {
 
   /** Inserts a member without an event: for callers that record their own (organisation bootstrap). */
   insertMember(orgId: string, input: MemberCreate): Member {
-    const user = { id: randomUUID(), org_id: orgId, ...input, created_at: nowIso() };
+    const user = { id: randomUUID(), org_id: orgId, ...input, created_at: this.nowIso() };
     this.repos.users.insert(user);
     return { user_id: user.id, email: user.email, name: user.name, role: user.role };
   }
@@ -48,7 +47,7 @@ export class MemberService extends DomainService {
     this.transaction(() => {
       const user = this.#findMember(actor.orgId, userId);
       if (user.role === 'admin') this.#assertNotLastAdmin(actor.orgId, 'remove');
-      const now = nowIso();
+      const now = this.nowIso();
       this.repos.users.markRemoved(user.id, now);
       this.repos.apiKeys.revokeAllOfUser(user.id, now);
       this.events.record(actor, 'member.removed', { user_id: user.id, email: user.email, role: user.role });

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../http/errors.ts';
-import { nowIso } from '../lib/clock.ts';
+import { ApiError } from '../core/errors.ts';
 import { slugify } from '../lib/slug.ts';
 import type { ApiKeyCreated } from '../schemas/api-keys.ts';
 import type { Member } from '../schemas/members.ts';
 import type { ClosedOrg } from '../schemas/orgs.ts';
-import type { Actor } from './actor.ts';
+import type { Actor } from '../core/actor.ts';
 import type { ApiKeyService } from './api-keys.ts';
 import type { MemberService } from './members.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
@@ -42,7 +41,7 @@ export class OrgService extends DomainService {
         throw new ApiError('name_taken', `The organisation slug "${slug}" is already taken.`);
       }
       const org = { id: randomUUID(), name: input.name, slug };
-      this.repos.orgs.insert({ ...org, created_at: nowIso(), closed_at: null });
+      this.repos.orgs.insert({ ...org, created_at: this.nowIso(), closed_at: null });
       const admin = this.#members.insertMember(org.id, { ...input.admin, role: 'admin' });
       const actor: Actor = { orgId: org.id, userId: admin.user_id, email: admin.email, role: 'admin' };
       this.events.record(actor, 'member.added', { ...admin });
@@ -56,7 +55,7 @@ export class OrgService extends DomainService {
     return this.transaction(() => {
       const org = this.repos.orgs.findById(actor.orgId);
       if (!org || org.closed_at) throw new ApiError('invalid_state', 'The organisation is already closed.');
-      const closed = { id: org.id, name: org.name, slug: org.slug, closed_at: nowIso() };
+      const closed = { id: org.id, name: org.name, slug: org.slug, closed_at: this.nowIso() };
       this.repos.orgs.close(org.id, closed.closed_at);
       this.events.record(actor, 'org.closed', { org_id: closed.id, name: closed.name, slug: closed.slug, closed_at: closed.closed_at });
       return closed;

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, notFound } from '../http/errors.ts';
-import { nowIso } from '../lib/clock.ts';
+import { ApiError, notFound } from '../core/errors.ts';
 import { generateJoinCode } from '../lib/join-code.ts';
 import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
 import type { SessionListRow, SessionRow } from '../repositories/sessions.ts';
 import type { JoinRequest, JoinResult, Session, SessionCreate, SessionDetail } from '../schemas/sessions.ts';
-import type { Actor } from './actor.ts';
+import type { Actor } from '../core/actor.ts';
 import { DomainService } from './domain-service.ts';
 
 type Transition = { from: Session['state']; to: Session['state']; event: 'session.started' | 'session.ended' };
@@ -38,7 +37,7 @@ export class SessionService extends DomainService {
         capacity: input.capacity,
         starts_at: input.starts_at ?? null,
         join_code: this.#newJoinCode(),
-        created_at: nowIso(),
+        created_at: this.nowIso(),
       };
       this.repos.sessions.insert(row);
       const session = toSession({ ...row, seq: 0 });
@@ -96,7 +95,7 @@ export class SessionService extends DomainService {
       if (this.repos.participants.count(session.id) >= session.capacity) {
         throw new ApiError('session_full', `The session is full (capacity ${session.capacity}).`);
       }
-      const participant = { id: randomUUID(), email: input.email, name: input.name, joined_at: nowIso() };
+      const participant = { id: randomUUID(), email: input.email, name: input.name, joined_at: this.nowIso() };
       this.repos.participants.insert({ ...participant, session_id: session.id });
       this.events.record(actor, 'participant.joined', {
         session_id: session.id,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, notFound } from '../http/errors.ts';
-import { nowIso } from '../lib/clock.ts';
+import { isoAt } from '../core/clock.ts';
+import { ApiError, notFound } from '../core/errors.ts';
 import { webhookUrlProblem, type UrlPolicyOptions } from '../lib/network-policy.ts';
 import { generateWebhookSecret } from '../lib/webhook-secret.ts';
 import type { DeliveryRow } from '../repositories/deliveries.ts';
@@ -8,7 +8,7 @@ import { FIRST_ASCENDING, FIRST_DESCENDING, toPage, type Page, type PageRequest 
 import type { WebhookRow } from '../repositories/webhooks.ts';
 import type { EventType } from '../schemas/events.ts';
 import type { Webhook, WebhookCreate, WebhookCreated, WebhookDelivery } from '../schemas/webhooks.ts';
-import type { Actor } from './actor.ts';
+import type { Actor } from '../core/actor.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
 export class WebhookService extends DomainService {
@@ -45,7 +45,7 @@ export class WebhookService extends DomainService {
         event_types: JSON.stringify(input.event_types),
         description: input.description ?? null,
         secret: generateWebhookSecret(),
-        created_at: nowIso(),
+        created_at: this.nowIso(),
       };
       this.repos.webhooks.insert(row);
       const webhook = toWebhook({ ...row, seq: 0, disabled_at: null });
@@ -98,6 +98,6 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
     last_status_code: row.last_status_code,
     last_error: row.last_error,
     last_attempt_at: row.last_attempt_at,
-    next_attempt_at: row.next_attempt_at === null ? null : new Date(row.next_attempt_at).toISOString(),
+    next_attempt_at: row.next_attempt_at === null ? null : isoAt(row.next_attempt_at),
   };
 }

@@ -1,12 +1,11 @@
-import type { Logger } from '../http/error-handler.ts';
-import type { DeliveryRepository, DueDelivery, AttemptOutcome } from '../repositories/deliveries.ts';
-import type { Repositories } from '../repositories/index.ts';
-import type { Database } from 'better-sqlite3';
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+import type { DueDelivery } from '../repositories/deliveries.ts';
+import type { DeliveryService } from '../services/deliveries.ts';
 import { signedHeaders } from './signature.ts';
-import { WebhookSender, type SendResult } from './sender.ts';
+import { WebhookSender } from './sender.ts';
 
 export interface DispatcherOptions {
-  retryScheduleSeconds: number[];
   timeoutMs: number;
   allowInsecureUrls: boolean;
   concurrency: number;
@@ -14,17 +13,15 @@ export interface DispatcherOptions {
 
 const LEASE_MARGIN_MS = 5_000;
 const MAX_SLEEP_MS = 60 * 60 * 1000;
-const JITTER = 0.1;
 
 /**
  * Sends the outbox: claims due deliveries, posts them outside any transaction with at most
- * `concurrency` in flight, and records each outcome (success, retry with jitter, exhaustion,
- * or the endpoint disabled by 410 Gone). Woken when deliveries are queued, and by a timer for retries.
+ * `concurrency` in flight, and hands each outcome to the delivery service. Woken when deliveries
+ * are queued, and by a timer for retries.
  */
 export class WebhookDispatcher {
-  readonly #db: Database;
-  readonly #deliveries: DeliveryRepository;
-  readonly #repos: Repositories;
+  readonly #deliveries: DeliveryService;
+  readonly #clock: Clock;
   readonly #options: DispatcherOptions;
   readonly #logger: Logger;
   readonly #sender: WebhookSender;
@@ -34,10 +31,9 @@ export class WebhookDispatcher {
   #stopped = false;
   readonly #abort = new AbortController();
 
-  constructor(db: Database, repos: Repositories, options: DispatcherOptions, logger: Logger) {
-    this.#db = db;
-    this.#repos = repos;
-    this.#deliveries = repos.deliveries;
+  constructor(deliveries: DeliveryService, options: DispatcherOptions, logger: Logger, clock: Clock) {
+    this.#deliveries = deliveries;
+    this.#clock = clock;
     this.#options = options;
     this.#logger = logger;
     this.#sender = new WebhookSender({
@@ -64,6 +60,16 @@ export class WebhookDispatcher {
   }
 
   /**
+   * Resolves once nothing is in flight and nothing is due: every delivery queued so far has had
+   * its attempt. Deliveries waiting for a retry later do not count.
+   */
+  async whenIdle(): Promise<void> {
+    while (this.#inFlight.size > 0 || this.#wakeScheduled || this.#deliveries.msUntilNextDue() === 0) {
+      await Promise.race([...this.#inFlight, new Promise((resolve) => setImmediate(resolve))]);
+    }
+  }
+
+  /**
    * Stops claiming and aborts the sends in flight, so shutdown does not wait for slow receivers.
    * An aborted attempt is not recorded: its claim is released at the next start and it is sent again.
    */
@@ -79,8 +85,7 @@ export class WebhookDispatcher {
     if (this.#stopped) return;
     const free = this.#options.concurrency - this.#inFlight.size;
     if (free <= 0) return; // a finishing send wakes us
-    const now = Date.now();
-    const claimed = this.#deliveries.claimDue(now, free, now + this.#options.timeoutMs + LEASE_MARGIN_MS);
+    const claimed = this.#deliveries.claimDue(free, this.#options.timeoutMs + LEASE_MARGIN_MS);
     for (const delivery of claimed) {
       const sending: Promise<void> = this.#deliver(delivery)
         .catch((error) => this.#logger.error(`webhook delivery ${delivery.id} failed unexpectedly`, error))
@@ -95,9 +100,9 @@ export class WebhookDispatcher {
 
   #sleepUntilNextDue(): void {
     clearTimeout(this.#timer);
-    const next = this.#deliveries.nextDueAt(Date.now());
-    if (next === null) return;
-    this.#timer = setTimeout(() => this.wake(), Math.min(Math.max(0, next - Date.now()), MAX_SLEEP_MS));
+    const waitMs = this.#deliveries.msUntilNextDue();
+    if (waitMs === null) return;
+    this.#timer = setTimeout(() => this.wake(), Math.min(waitMs, MAX_SLEEP_MS));
   }
 
   async #deliver(delivery: DueDelivery): Promise<void> {
@@ -109,41 +114,8 @@ export class WebhookDispatcher {
       actor: delivery.event_actor,
       data: JSON.parse(delivery.event_data),
     });
-    const headers = signedHeaders(delivery.secret, delivery.event_id, Math.floor(Date.now() / 1000), body);
+    const headers = signedHeaders(delivery.secret, delivery.event_id, Math.floor(this.#clock.now() / 1000), body);
     const result = await this.#sender.post(delivery.url, body, headers, this.#abort.signal);
-    if (result) this.#record(delivery, result);
+    if (result) this.#deliveries.record(delivery, result);
   }
-
-  #record(delivery: DueDelivery, result: SendResult): void {
-    const attempts = delivery.attempts + 1;
-    const base = { attempts, last_status_code: result.statusCode, last_error: result.error, last_attempt_at: new Date().toISOString() };
-    if (result.error === null) {
-      this.#deliveries.record(delivery.id, { ...base, status: 'succeeded', next_attempt_at: null });
-      return;
-    }
-    if (result.statusCode === 410) {
-      this.#db.transaction(() => {
-        this.#deliveries.record(delivery.id, { ...base, status: 'exhausted', next_attempt_at: null });
-        this.#repos.webhooks.disable(delivery.webhook_id, base.last_attempt_at);
-        this.#deliveries.exhaustOpenOfWebhook(delivery.webhook_id, 'Endpoint disabled: it answered 410 Gone');
-      })();
-      return;
-    }
-    this.#deliveries.record(delivery.id, { ...base, ...this.#retryAfter(attempts) });
-  }
-
-  #retryAfter(attempts: number): Pick<AttemptOutcome, 'status' | 'next_attempt_at'> {
-    const delayMs = retryDelayMs(this.#options.retryScheduleSeconds, attempts);
-    return delayMs === null ? { status: 'exhausted', next_attempt_at: null } : { status: 'failed', next_attempt_at: Date.now() + delayMs };
-  }
-}
-
-/**
- * Delay before the next try after `attempts` failed ones: the schedule's entry ±10%, so that many
- * deliveries failing together do not all retry in the same instant; null once the schedule is used up.
- */
-export function retryDelayMs(scheduleSeconds: readonly number[], attempts: number, random: () => number = Math.random): number | null {
-  const delaySeconds = scheduleSeconds[attempts - 1];
-  if (delaySeconds === undefined) return null;
-  return Math.round(delaySeconds * 1000 * (1 + JITTER * (2 * random() - 1)));
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../server/src/config.ts';
 import { startServer, type RunningServer } from '../../../server/src/server.ts';
-import type { Logger } from '../../../server/src/http/error-handler.ts';
+import type { Logger } from '../../../server/src/core/logger.ts';
 
 export interface TestServer extends RunningServer {
   dir: string;

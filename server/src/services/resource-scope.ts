@@ -24,6 +24,15 @@ export function assertScopable(paramNames: string[], where: string): void {
   if (unknown.length > 0) throw new Error(`${where}: no organisation scope check for path parameter(s) ${unknown.join(', ')}`);
 }
 
-export function allExistInOrg(repos: Repositories, orgId: string, params: Params): boolean {
-  return Object.keys(params).every((name) => EXISTS_IN_ORG[name](repos, orgId, params));
+/** Whether every id of a path names a resource of the organisation (for answering 404 rather than 403). */
+export class ResourceScope {
+  readonly #repos: Repositories;
+
+  constructor(repos: Repositories) {
+    this.#repos = repos;
+  }
+
+  allExistInOrg(orgId: string, params: Params): boolean {
+    return Object.keys(params).every((name) => EXISTS_IN_ORG[name](this.#repos, orgId, params));
+  }
 }

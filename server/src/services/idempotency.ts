@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
-import type { IdempotencyRepository } from '../repositories/idempotency.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../core/errors.ts';
+import { DomainService } from './domain-service.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 // 400, 401, 403 and 429 are answers about the request, not outcomes: retrying with a fix must work.
@@ -26,18 +25,10 @@ export interface IdempotentRequest {
  * `Idempotency-Key` handling: the first response to a key is stored in the same transaction as the
  * change it reports, so a retry replays exactly what happened, and a crash leaves either both or neither.
  */
-export class IdempotencyStore {
-  readonly #db: Database;
-  readonly #repo: IdempotencyRepository;
-
-  constructor(db: Database, repo: IdempotencyRepository) {
-    this.#db = db;
-    this.#repo = repo;
-  }
-
+export class IdempotencyService extends DomainService {
   /** The stored response for this request, or null if there is none; 409 when the key was used with another body. */
   replay(request: IdempotentRequest): StoredResponse | null {
-    const stored = this.#repo.findSince(request.orgId, request.route, request.key, Date.now() - IDEMPOTENCY_TTL_MS);
+    const stored = this.repos.idempotency.findSince(request.orgId, request.route, request.key, this.clock.now() - IDEMPOTENCY_TTL_MS);
     if (!stored) return null;
     if (stored.fingerprint !== fingerprint(request.body)) {
       throw new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body.');
@@ -48,13 +39,13 @@ export class IdempotencyStore {
   /** Runs `execute` once for the key (or replays) and stores its outcome with it. */
   run(request: IdempotentRequest, status: number, execute: () => unknown): StoredResponse {
     try {
-      return this.#db.transaction(() => {
+      return this.transaction(() => {
         const earlier = this.replay(request);
         if (earlier) return earlier;
         const body = execute();
         this.#save(request, status, body);
         return { status, body, replayed: false };
-      }).immediate();
+      });
     } catch (error) {
       // The change rolled back; a definitive refusal (404, 409) is still the outcome of this key.
       if (error instanceof ApiError && STORED_ERROR_STATUSES.has(error.status) && error.code !== 'idempotency_conflict') {
@@ -65,18 +56,18 @@ export class IdempotencyStore {
   }
 
   purgeExpired(): number {
-    return this.#repo.deleteOlderThan(Date.now() - IDEMPOTENCY_TTL_MS);
+    return this.repos.idempotency.deleteOlderThan(this.clock.now() - IDEMPOTENCY_TTL_MS);
   }
 
   #save(request: IdempotentRequest, status: number, body: unknown): void {
-    this.#repo.save({
+    this.repos.idempotency.save({
       org_id: request.orgId,
       route: request.route,
       key: request.key,
       fingerprint: fingerprint(request.body),
       status,
       body: body === undefined ? null : JSON.stringify(withoutFields(body, request.secretFields)),
-      created_at: Date.now(),
+      created_at: this.clock.now(),
     });
   }
 }

@@ -1,0 +1,15 @@
+/**
+ * The one source of "now" for the server: rate-limit windows, idempotency expiry, timestamps of
+ * changes and events, and the webhook schedule all read it, so tests can move time instead of waiting.
+ */
+export interface Clock {
+  /** Unix milliseconds. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** An instant as an RFC 3339 UTC timestamp with millisecond precision, the API's only timestamp format. */
+export function isoAt(ms: number): string {
+  return new Date(ms).toISOString();
+}
