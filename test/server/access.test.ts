@@ -76,16 +76,26 @@ describe('organisation isolation', () => {
     expect(server.db.prepare('SELECT count(*) AS events FROM events WHERE org_id = ?').get(theirs.id)).toEqual(before);
   });
 
+  /** The ids of an organisation, with an endpoint that has a delivery, so that every list has items. */
+  async function idsWithDelivery(org: TestOrg, ids: OrgResources): Promise<OrgResources> {
+    const hook = await org.admin.post(`/orgs/${org.id}/webhooks`, { url: `https://93.184.215.14/${org.id}`, event_types: ['lab.created'] });
+    await org.admin.post('/labs', { name: `Delivered ${org.id}`, tier: 'vm' });
+    return { ...ids, webhookId: hook.body.id };
+  }
+
   it('lists show nothing of another organisation', async () => {
-    const theirAll = JSON.stringify([theirIds, theirs.id, theirs.publishedVersionId]);
-    const ids = Object.values(theirIds);
+    const mineIds = await idsWithDelivery(mine, await resourcesOf(mine));
+    const theirListIds = await idsWithDelivery(theirs, theirIds);
     for (const route of ROUTES.filter((r) => r.success.list)) {
-      const path = pathFor(route, await resourcesOf(mine));
-      const response = await mine.admin.get(`${path}?limit=200`);
+      // The same list, read by the other organisation itself, shows its items: those must never appear in ours.
+      const theirList = await theirs.admin.get(`${pathFor(route, theirListIds)}?limit=200`);
+      const theirItemIds = (theirList.body as Array<Record<string, string>>).map((item) => item.id ?? item.user_id);
+      expect({ route: describeRoute(route), items: theirItemIds.length > 0 }).toEqual({ route: describeRoute(route), items: true });
+      const response = await mine.admin.get(`${pathFor(route, mineIds)}?limit=200`);
       expect(response.status).toBe(200);
-      for (const id of ids) expect(response.text).not.toContain(id);
+      expect((response.body as unknown[]).length).toBeGreaterThan(0);
+      for (const id of [...theirItemIds, ...Object.values(theirListIds)]) expect(response.text).not.toContain(id);
     }
-    expect(theirAll).toContain(theirs.id);
   });
 
   it('a join code of another organisation is unknown', async () => {

@@ -20,7 +20,9 @@ async function eventsOf(change: () => Promise<{ status: number }>, expectedStatu
   const response = await change();
   expect(response.status).toBe(expectedStatus);
   const recent = await newestEvents(20);
-  return recent.slice(0, recent.indexOf(recent.find((e) => JSON.stringify(e) === JSON.stringify(before))!));
+  const seenBefore = recent.findIndex((e) => JSON.stringify(e) === JSON.stringify(before));
+  if (seenBefore < 0) throw new Error('the newest event from before the change is not among the 20 newest: the change wrote too many events');
+  return recent.slice(0, seenBefore);
 }
 
 describe('activity log', () => {

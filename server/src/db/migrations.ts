@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { BOUNDS } from '../schemas/bounds.ts';
 import { inTransaction } from './transaction.ts';
 
 export interface Migration {
@@ -173,7 +174,47 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 4,
+    name: 'bounds enforced by the database',
+    // SQLite cannot add a CHECK to an existing table without rebuilding it (and the tables that
+    // reference it), so the checks are triggers. The numbers come from schemas/bounds.ts: the schema
+    // snapshot test fails if they change without a new migration.
+    sql: [
+      boundsCheck('orgs', { name: textLength(BOUNDS.name) }),
+      boundsCheck('users', { name: textLength(BOUNDS.name), email: textLength({ min: 3, max: BOUNDS.email.max }) }),
+      boundsCheck('api_keys', { name: textLength(BOUNDS.name) }),
+      boundsCheck('labs', { name: textLength(BOUNDS.name) }),
+      boundsCheck('sessions', {
+        title: textLength(BOUNDS.name),
+        capacity: `typeof(%) = 'integer' AND % BETWEEN ${BOUNDS.capacity.min} AND ${BOUNDS.capacity.max}`,
+      }),
+      boundsCheck('participants', { name: textLength(BOUNDS.name), email: textLength({ min: 3, max: BOUNDS.email.max }) }),
+      boundsCheck('webhooks', {
+        url: textLength({ min: 1, max: BOUNDS.webhookUrl.max }),
+        description: `% IS NULL OR length(%) <= ${BOUNDS.webhookDescription.max}`,
+      }),
+    ].join('\n'),
+  },
 ];
+
+function textLength({ min, max }: { min: number; max: number }): string {
+  return `length(%) BETWEEN ${min} AND ${max}`;
+}
+
+/** Triggers refusing an insert or update of `table` that breaks any of the conditions (`%` stands for the column). */
+function boundsCheck(table: string, conditions: Record<string, string>): string {
+  const broken = Object.entries(conditions)
+    .map(([column, condition]) => `NOT (${condition.replaceAll('%', `NEW.${column}`)})`)
+    .join(' OR ');
+  return ['INSERT', 'UPDATE']
+    .map(
+      (event) =>
+        `CREATE TRIGGER ${table}_bounds_${event.toLowerCase()} BEFORE ${event} ON ${table} WHEN ${broken} ` +
+        `BEGIN SELECT RAISE(ABORT, 'bounds: ${table}'); END;`,
+    )
+    .join('\n');
+}
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): void {
   const current = db.pragma('user_version', { simple: true }) as number;

@@ -10,6 +10,7 @@ import { JoinCode, JoinRequest, JoinResult, Session, SessionCreate, SessionDetai
 import { Webhook, WebhookCreate, WebhookCreated, WebhookDelivery } from '../schemas/webhooks.ts';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.ts';
 import { MAX_BODY_BYTES } from './json-body.ts';
+import { BOUNDS } from '../schemas/bounds.ts';
 import type { AnyRoute } from './route.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -65,7 +66,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], options: { ver
         'Bodies are UTF-8 JSON of at most 100 KB. Any request may also be answered 400 (malformed HTTP or `Host`, ' +
         'or a body sent to an endpoint that takes none), 408 (too slow), 413, 417 (unsupported `Expect`) or 431 ' +
         '(headers over 16 KB), always with the error envelope. ' +
-        'Every `POST` accepts an `Idempotency-Key` (1–255 characters): the same key, route and body within ' +
+        `Every \`POST\` accepts an \`Idempotency-Key\` (${BOUNDS.idempotencyKey.min}–${BOUNDS.idempotencyKey.max} characters): the same key, route and body within ` +
         '24 hours replays the first response with `Idempotent-Replayed: true`; another body gets 409 ' +
         '`idempotency_conflict`. Responses carry `RateLimit-Policy` and `RateLimit` headers.',
     },
@@ -90,7 +91,7 @@ function operation(route: AnyRoute, requestNames: Map<z.ZodType, string>, respon
     ...parametersOf(route.params, 'path'),
     ...parametersOf(route.query, 'query'),
     ...(route.method === 'post'
-      ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }]
+      ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: BOUNDS.idempotencyKey.min, maxLength: BOUNDS.idempotencyKey.max } }]
       : []),
   ];
   const success: JsonObject = { description: route.success.description, headers: rateLimitHeaders() };

@@ -7,6 +7,7 @@ import { identityOf } from './caller.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import type { StoredResponse } from '../services/idempotency.ts';
 import { readJsonBody, refuseBody } from './json-body.ts';
+import { BOUNDS } from '../schemas/bounds.ts';
 import { assertScopable } from '../services/resource-scope.ts';
 import type { AnyRoute, RouteContext } from './route.ts';
 import { parseInput } from './validate.ts';
@@ -94,9 +95,10 @@ function authenticated(req: Request): Caller {
 function idempotencyKey(req: Request, route: AnyRoute): string | undefined {
   const key = req.headers['idempotency-key'];
   if (route.method !== 'post' || key === undefined) return undefined;
-  if (typeof key !== 'string' || key.length < 1 || key.length > 255) {
-    throw new ApiError('validation_failed', 'Idempotency-Key must be 1–255 characters.', [
-      { path: 'Idempotency-Key', message: 'must be 1–255 characters' },
+  const { min, max } = BOUNDS.idempotencyKey;
+  if (typeof key !== 'string' || key.length < min || key.length > max) {
+    throw new ApiError('validation_failed', `Idempotency-Key must be ${min}–${max} characters.`, [
+      { path: 'Idempotency-Key', message: `must be ${min}–${max} characters` },
     ]);
   }
   return key;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BOUNDS } from './bounds.ts';
 
 // Clients read these messages (n8n shows them to users): say "Required" rather than "received undefined".
 z.config({
@@ -19,12 +20,12 @@ export const Uuid = z.uuid().toLowerCase();
 export const Name = z
   .string()
   .trim()
-  .min(1)
-  .max(200)
+  .min(BOUNDS.name.min)
+  .max(BOUNDS.name.max)
   .refine((value) => /[\p{L}\p{N}\p{P}\p{S}]/u.test(value), 'Must contain a visible character')
   .refine((value) => !/\p{Cc}/u.test(value), 'Must not contain control characters');
 
-export const Email = z.email().max(254).toLowerCase().meta({ description: 'E-mail address, stored lower-cased.' });
+export const Email = z.email().max(BOUNDS.email.max).toLowerCase().meta({ description: 'E-mail address, stored lower-cased.' });
 
 /** RFC 3339 with `Z` or an offset on input; always UTC with `Z` on output. */
 export const TimestampInput = z.iso
@@ -48,9 +49,9 @@ export function listQuery(defaultLimit: number) {
       .string()
       .regex(/^[0-9]{1,4}$/, 'Expected a whole number written in decimal digits')
       .transform(Number)
-      .pipe(z.number().int().min(1).max(200))
+      .pipe(z.number().int().min(BOUNDS.pageSize.min).max(BOUNDS.pageSize.max))
       .default(defaultLimit)
-      .meta({ description: `Page size, 1–200 (default ${defaultLimit}).` }),
+      .meta({ description: `Page size, ${BOUNDS.pageSize.min}–${BOUNDS.pageSize.max} (default ${defaultLimit}).` }),
     cursor: Cursor.optional(),
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BOUNDS } from './bounds.ts';
 import { Email, Name, Timestamp, TimestampInput, Uuid } from './common.ts';
 import { JOIN_CODE_LENGTH } from '../lib/join-code.ts';
 
@@ -9,7 +10,7 @@ export const SessionParams = z.object({ sessionId: Uuid });
 export const SessionCreate = z.object({
   title: Name,
   lab_version_id: Uuid.meta({ description: 'A published version of a lab of your organisation.' }),
-  capacity: z.int().min(1).max(1000),
+  capacity: z.int().min(BOUNDS.capacity.min).max(BOUNDS.capacity.max),
   starts_at: TimestampInput.nullish(),
 });
 export type SessionCreate = z.infer<typeof SessionCreate>;

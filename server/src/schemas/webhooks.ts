@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BOUNDS } from './bounds.ts';
 import { Timestamp, Uuid } from './common.ts';
 import { EventType } from './events.ts';
 
@@ -7,7 +8,7 @@ export const WebhookParams = z.object({ orgId: Uuid, webhookId: Uuid });
 export const WebhookCreate = z.object({
   url: z
     .url({ protocol: /^https?$/ })
-    .max(2048)
+    .max(BOUNDS.webhookUrl.max)
     // A transform runs only once the checks above passed, so the URL is known to parse here.
     .transform((value, ctx) => {
       const url = new URL(value);
@@ -17,13 +18,13 @@ export const WebhookCreate = z.object({
       }
       return url.href;
     })
-    .meta({ description: 'Absolute `https://` URL of a public host, at most 2048 characters.' }),
+    .meta({ description: `Absolute \`https://\` URL of a public host, at most ${BOUNDS.webhookUrl.max} characters.` }),
   event_types: z
     .array(EventType)
     .min(1)
     .max(EventType.options.length)
     .transform((types) => [...new Set(types)]),
-  description: z.string().trim().max(1000).optional(),
+  description: z.string().trim().max(BOUNDS.webhookDescription.max).optional(),
 });
 export type WebhookCreate = z.infer<typeof WebhookCreate>;
 

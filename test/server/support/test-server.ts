@@ -22,7 +22,13 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     info: (message) => logs.push(message),
     error: (message, error) => logs.push(`${message} ${error instanceof Error ? error.stack : String(error)}`),
   };
-  const server = await startServer(loadConfig({ DATABASE_PATH: databasePath, PORT: '0', ...env }), logger);
+  let server: RunningServer;
+  try {
+    server = await startServer(loadConfig({ DATABASE_PATH: databasePath, PORT: '0', ...env }), logger);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     ...server,
     dir,
