@@ -230,6 +230,14 @@ export class N8nClient {
 		return (JSON.parse(text) as { data: unknown }).data;
 	}
 
+	/** A JSON document the editor loads (e.g. `/types/nodes.json`), with the owner's session. */
+	async editorJson<T = any>(path: string): Promise<T> {
+		const response = await fetch(`${this.url}${path}`, { headers: { cookie: this.#cookie } });
+		const text = await response.text();
+		if (!response.ok) throw new Error(`n8n GET ${path} → ${response.status}: ${text.slice(0, 500)}`);
+		return JSON.parse(text) as T;
+	}
+
 	async api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
 		const response = await fetch(`${this.url}/api/v1${path}`, {
 			method,

@@ -237,3 +237,18 @@ describe('the credential test through n8n\'s own endpoint', () => {
 		expect(await test(key)).toEqual({ status: 'Error', message: expect.stringMatching(/Unauthorized|401/) });
 	});
 });
+
+describe('the node types n8n loaded from the package', () => {
+	it('offers the action node, the trigger, and the action node as an AI tool (usableAsTool)', async () => {
+		const types = await client.editorJson<Array<{ name: string; displayName: string; properties: Array<{ name: string }> }>>('/types/nodes.json');
+		const ours = types.filter((type) => type.name.startsWith('n8n-nodes-traininglab.'));
+		expect(ours.map((type) => type.name).sort()).toEqual(
+			['n8n-nodes-traininglab.trainingLab', 'n8n-nodes-traininglab.trainingLabTool', 'n8n-nodes-traininglab.trainingLabTrigger'].sort(),
+		);
+		const tool = ours.find((type) => type.name.endsWith('trainingLabTool'))!;
+		const node = ours.find((type) => type.name.endsWith('.trainingLab'))!;
+		// The tool variant is the action node with every resource and operation.
+		for (const property of ['resource', 'operation']) expect(tool.properties.map((p) => p.name)).toContain(property);
+		expect(tool.properties.filter((p) => p.name === 'operation')).toHaveLength(node.properties.filter((p) => p.name === 'operation').length);
+	});
+});

@@ -1,3 +1,4 @@
+import { eventually } from '../support/eventually';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,10 +30,10 @@ describe('revocation during a burst', () => {
 			}
 		};
 		const workers = Array.from({ length: 16 }, worker);
-		await new Promise((resolve) => setTimeout(resolve, 150));
+		await eventually(() => results.filter((r) => r.status === 200).length > 10, 'the burst to be under way');
 		expect((await org.admin.delete(`/orgs/${org.id}/api-keys/${id}`)).status).toBe(204);
 		revokedAt = performance.now();
-		await new Promise((resolve) => setTimeout(resolve, 150));
+		await eventually(() => results.filter((r) => r.sentAt > revokedAt).length >= 32, 'requests sent after the revocation');
 		stop = true;
 		await Promise.all(workers);
 		const before = results.filter((r) => r.sentAt < revokedAt);
@@ -114,7 +115,7 @@ describe('SIGKILL during writes', () => {
 				}
 			};
 			const writers = Array.from({ length: 12 }, (_, n) => writer(n));
-			await new Promise((resolve) => setTimeout(resolve, 1_500));
+			await eventually(() => acknowledged.length >= 100, 'a hundred acknowledged writes');
 			server.child.kill('SIGKILL');
 			running = false;
 			await Promise.all(writers);

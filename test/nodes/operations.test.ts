@@ -1,4 +1,3 @@
-import { TrainingLab } from '../../nodes/TrainingLab/TrainingLab.node';
 import { createOrg, type TestOrg } from '../server/support/fixtures';
 import { startTestServer, type TestServer } from '../server/support/test-server';
 import { byId, fromList, json, nodeRunner } from './support/fixtures';
@@ -119,9 +118,5 @@ describe('Training Lab node operations', () => {
 		const closed = json(await run({ resource: 'organization', operation: 'close' }, { key: doomed.admin.key! }))[0];
 		expect(closed).toEqual({ id: doomed.id, name: expect.any(String), slug: doomed.slug, closed_at: expect.any(String) });
 		expect((await doomed.admin.get('/me')).status).toBe(401);
-	});
-
-	it('is usable as an AI tool', () => {
-		expect(new TrainingLab().description.usableAsTool).toBe(true);
 	});
 });

@@ -213,11 +213,12 @@ describe('rate limiting', () => {
 	it('waits out every 429 for Retry-After seconds and succeeds', async () => {
 		const admin = { orgId: limitedOrg.id, userId: limitedOrg.adminUserId, email: 'admin@x', role: 'admin' as const };
 		const session = limited.services.sessions.create(admin, sessionInput(limitedOrg));
-		await new Promise((resolve) => setTimeout(resolve, 1100)); // a fresh window after the fixture's own requests
+		// A key of its own: its budget is untouched by the fixture's requests.
+		const { key } = limited.services.apiKeys.create(admin, { name: `burst ${Math.random()}`, role: 'admin' });
 		limitedProxy.exchanges.length = 0;
 		const result = await runTrainingLab(
 			{ resource: 'session', operation: 'get', session: byId(session.id) },
-			{ credentials: { baseUrl: limitedProxy.url, apiKey: limitedOrg.admin.key! }, input: Array.from({ length: 8 }, () => ({})) },
+			{ credentials: { baseUrl: limitedProxy.url, apiKey: key }, input: Array.from({ length: 8 }, () => ({})) },
 		);
 		expect(result.error).toBeUndefined();
 		expect(json(result).map((s) => s.id)).toEqual(Array(8).fill(session.id));

@@ -1,3 +1,4 @@
+import { eventually } from '../../support/eventually';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -72,11 +73,7 @@ export class TriggerHarness {
 
 	/** Waits until `count` deliveries reached the trigger. */
 	async waitForDeliveries(count: number, timeoutMs = 10_000): Promise<Delivery[]> {
-		const deadline = Date.now() + timeoutMs;
-		while (this.deliveries.length < count) {
-			if (Date.now() > deadline) throw new Error(`only ${this.deliveries.length} of ${count} deliveries arrived`);
-			await new Promise((resolve) => setTimeout(resolve, 20));
-		}
+		await eventually(() => this.deliveries.length >= count, `${count} deliveries (${this.deliveries.length} arrived)`, { timeoutMs });
 		return this.deliveries;
 	}
 

@@ -1,3 +1,4 @@
+import { eventually } from '../../support/eventually.ts';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -39,11 +40,7 @@ export class Receiver {
   }
 
   async waitFor(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate()) {
-      if (Date.now() > deadline) throw new Error(`Receiver: condition not met within ${timeoutMs} ms (${this.received.length} received)`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(predicate, `the receiver's condition (${this.received.length} received so far)`, { timeoutMs });
   }
 
   async stop(): Promise<void> {

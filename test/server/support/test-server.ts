@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../server/src/config.ts';
 import { startServer, type RunningServer } from '../../../server/src/server.ts';
+import type { Clock } from '../../../server/src/core/clock.ts';
 import type { Logger } from '../../../server/src/core/logger.ts';
 
 export interface TestServer extends RunningServer {
@@ -14,7 +15,7 @@ export interface TestServer extends RunningServer {
 }
 
 /** The real server on a free port with a real SQLite file in a fresh temp folder. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'traininglab-test-'));
   const databasePath = join(dir, 'traininglab.sqlite');
   const logs: string[] = [];
@@ -24,7 +25,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   };
   let server: RunningServer;
   try {
-    server = await startServer(loadConfig({ DATABASE_PATH: databasePath, PORT: '0', ...env }), logger);
+    server = await startServer(loadConfig({ DATABASE_PATH: databasePath, PORT: '0', ...env }), logger, options.clock);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
