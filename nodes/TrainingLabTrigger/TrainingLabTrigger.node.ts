@@ -62,9 +62,14 @@ export class TrainingLabTrigger implements INodeType {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const stored = this.getWorkflowStaticData('node');
 				if (typeof stored.webhookId !== 'string' || typeof stored.webhookSecret !== 'string') return false;
-				const endpoint = (await listEndpoints.call(this, await orgId.call(this))).find((candidate) => candidate.id === stored.webhookId);
+				let endpoint: Endpoint;
+				try {
+					endpoint = (await apiRequest.call(this, 'GET', `/orgs/${await orgId.call(this)}/webhooks/${stored.webhookId}`)).body as Endpoint;
+				} catch (error) {
+					if ((error as NodeApiError).httpCode === '404') return false;
+					throw error;
+				}
 				return (
-					endpoint !== undefined &&
 					endpoint.disabled_at === null &&
 					endpoint.url === ownUrl.call(this) &&
 					sameSet(endpoint.event_types, selectedEvents.call(this))

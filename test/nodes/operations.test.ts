@@ -109,6 +109,7 @@ describe('Training Lab node operations', () => {
 		const simple = json(await run({ resource: 'webhook', operation: 'getDeliveries', webhookId: created.id, returnAll: true, simplify: true }));
 		expect(Object.keys(simple[0]).sort()).toEqual(['attempts', 'event_type', 'id', 'last_status_code', 'status']);
 
+		expect(json(await run({ resource: 'webhook', operation: 'get', webhookId: created.id }))).toEqual([{ ...created, secret: undefined }]);
 		expect(json(await run({ resource: 'webhook', operation: 'delete', webhookId: created.id }))).toEqual([{ deleted: true, id: created.id }]);
 		expect((await org.admin.get(`/orgs/${org.id}/webhooks`)).body).toEqual([]);
 	});

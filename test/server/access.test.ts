@@ -17,6 +17,7 @@ const ADMIN_ONLY = new Set([
   'DELETE /orgs/{orgId}/api-keys/{keyId}',
   'GET /orgs/{orgId}/webhooks',
   'POST /orgs/{orgId}/webhooks',
+  'GET /orgs/{orgId}/webhooks/{webhookId}',
   'DELETE /orgs/{orgId}/webhooks/{webhookId}',
   'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries',
 ]);

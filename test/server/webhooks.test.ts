@@ -74,6 +74,17 @@ describe('webhook endpoints (strict URL policy)', () => {
     expect(response.body.error.details[0].path).toMatch(/^event_types/);
   });
 
+  it('returns one endpoint by id without its secret, and 404 once it is deleted', async () => {
+    const created = (await create({ url: 'https://93.184.215.17/hook', description: 'Ops' })).body;
+    const fetched = await org.admin.get(`/orgs/${org.id}/webhooks/${created.id}`);
+    expect(fetched.status).toBe(200);
+    const { secret: _secret, ...withoutSecret } = created;
+    expect(fetched.body).toEqual(withoutSecret);
+    expect(fetched.text).not.toContain(created.secret);
+    await org.admin.delete(`/orgs/${org.id}/webhooks/${created.id}`);
+    expect((await org.admin.get(`/orgs/${org.id}/webhooks/${created.id}`)).status).toBe(404);
+  });
+
   it('deletes an endpoint and emits webhook.deleted', async () => {
     const created = (await create({ url: 'https://93.184.215.16/hook' })).body;
     expect((await org.admin.delete(`/orgs/${org.id}/webhooks/${created.id}`)).status).toBe(204);

@@ -35,6 +35,18 @@ export const webhookRoutes = [
     handle: ({ services, actor, body }) => services.webhooks.create(actor, body),
   }),
   defineRoute({
+    method: 'get',
+    path: '/orgs/{orgId}/webhooks/{webhookId}',
+    operationId: 'getWebhook',
+    tag: 'Webhooks',
+    summary: 'Get a webhook endpoint',
+    description: 'The endpoint without its secret; `disabled_at` is set once it answered 410 Gone.',
+    access: 'admin',
+    params: WebhookParams,
+    success: { status: 200, description: 'The endpoint.', schema: Webhook },
+    handle: ({ services, caller, params }) => services.webhooks.get(caller.org.id, params.webhookId),
+  }),
+  defineRoute({
     method: 'delete',
     path: '/orgs/{orgId}/webhooks/{webhookId}',
     operationId: 'deleteWebhook',

@@ -61,6 +61,10 @@ export class WebhookService extends DomainService {
     return toPage(rows, page.limit, toDelivery);
   }
 
+  get(orgId: string, webhookId: string): Webhook {
+    return toWebhook(this.#find(orgId, webhookId));
+  }
+
   /** Deletes the endpoint; its pending deliveries go with it. */
   delete(actor: Actor, webhookId: string): void {
     this.transaction(() => {
