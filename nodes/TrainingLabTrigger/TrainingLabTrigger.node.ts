@@ -67,7 +67,7 @@ export class TrainingLabTrigger implements INodeType {
 					endpoint = (await apiRequest.call(this, 'GET', `/orgs/${await orgId.call(this)}/webhooks/${stored.webhookId}`)).body as Endpoint;
 				} catch (error) {
 					if ((error as NodeApiError).httpCode === '404') return false;
-					throw error;
+					throw new NodeApiError(this.getNode(), error as JsonObject);
 				}
 				return (
 					endpoint.disabled_at === null &&
