@@ -2,10 +2,18 @@
 const { src, dest } = require('gulp');
 
 function buildIcons() {
-	return src(['icons/**/*.svg', 'nodes/**/*.{svg,png}', 'nodes/**/*.node.json', 'credentials/**/*.{svg,png}'], {
-		base: '.',
-		encoding: false,
-	}).pipe(dest('dist'));
+	return src(
+		[
+			'icons/**/*.svg',
+			'nodes/**/*.{svg,png}',
+			'nodes/**/*.node.json',
+			'credentials/**/*.{svg,png}',
+		],
+		{
+			base: '.',
+			encoding: false,
+		},
+	).pipe(dest('dist'));
 }
 
 exports['build:icons'] = buildIcons;

@@ -1,9 +1,9 @@
 // Benchmarks that need the n8n-core harness of the tests run through jest (see bench/run.mts).
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/bench'],
-  testMatch: ['**/*.bench.ts'],
-  globalSetup: '<rootDir>/test/global-setup.cjs',
-  globalTeardown: '<rootDir>/test/global-teardown.cjs',
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
+	testEnvironment: 'node',
+	roots: ['<rootDir>/bench'],
+	testMatch: ['**/*.bench.ts'],
+	globalSetup: '<rootDir>/test/global-setup.cjs',
+	globalTeardown: '<rootDir>/test/global-teardown.cjs',
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
 };

@@ -1,8 +1,8 @@
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
-  globalSetup: '<rootDir>/test/global-setup.cjs',
-  globalTeardown: '<rootDir>/test/global-teardown.cjs',
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test'],
+	testMatch: ['**/*.test.ts'],
+	globalSetup: '<rootDir>/test/global-setup.cjs',
+	globalTeardown: '<rootDir>/test/global-teardown.cjs',
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
 };

@@ -22,37 +22,75 @@ function report(name: string, figures: object): void {
 
 it('verifies a signed 2 KB delivery in the trigger (µs per verification)', () => {
 	const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
-	const body = Buffer.from(JSON.stringify({ id: 'evt', type: 'member.removed', data: { note: 'x'.repeat(1960) } }));
+	const body = Buffer.from(
+		JSON.stringify({ id: 'evt', type: 'member.removed', data: { note: 'x'.repeat(1960) } }),
+	);
 	const timestamp = Math.floor(Date.now() / 1000);
 	const headers = signedHeaders(secret, 'evt', timestamp, body.toString());
 	const iterations = 100_000;
 	for (let i = 0; i < 2_000; i++) signatureProblem(secret, headers, body, timestamp);
 	const started = process.hrtime.bigint();
-	for (let i = 0; i < iterations; i++) if (signatureProblem(secret, headers, body, timestamp) !== null) throw new Error('verification failed');
-	report('signature', { microseconds: Number(process.hrtime.bigint() - started) / 1000 / iterations, bodyBytes: body.length });
+	for (let i = 0; i < iterations; i++)
+		if (signatureProblem(secret, headers, body, timestamp) !== null)
+			throw new Error('verification failed');
+	report('signature', {
+		microseconds: Number(process.hrtime.bigint() - started) / 1000 / iterations,
+		bodyBytes: body.length,
+	});
 });
 
-it(`creates ${SESSIONS} sessions through the node under a ${BUDGET}/${WINDOW_S}s rate limit`, async () => {
-	const server = await startTestServer({ RATE_LIMIT_REQUESTS: String(BUDGET), RATE_LIMIT_WINDOW_S: String(WINDOW_S) });
-	const proxy = await LossyProxy.start(server.url);
-	try {
-		const org = await createOrg(server);
-		await new Promise((resolve) => setTimeout(resolve, WINDOW_S * 1000 + 500)); // a fresh window after the fixture's requests
-		const input = Array.from({ length: SESSIONS }, (_, i) => ({ title: `Bulk ${i}` }));
-		const started = Date.now();
-		const run = await runTrainingLab(
-			{ resource: 'session', operation: 'create', title: '={{ $json.title }}', labVersion: byId(org.publishedVersionId), capacity: 20, additionalFields: {} },
-			{ credentials: { baseUrl: proxy.url, apiKey: org.admin.key! }, input, settings: { continueOnFail: true } },
-		);
-		const seconds = (Date.now() - started) / 1000;
-		const requests = proxy.exchanges.filter((e) => e.status !== 429).length;
-		const failures = run.items.filter((item) => item.json.error).length;
-		const created = (server.db.prepare("SELECT count(*) AS n FROM sessions WHERE title LIKE 'Bulk %'").get() as { n: number }).n;
-		const idealSeconds = (requests / BUDGET) * WINDOW_S;
-		report('bulk', { sessions: SESSIONS, seconds, requests, rateLimited: proxy.exchanges.length - requests, idealSeconds, ratio: seconds / idealSeconds, failures, duplicates: created - SESSIONS });
-		expect(run.error).toBeUndefined();
-	} finally {
-		await proxy.stop();
-		await server.stop();
-	}
-}, 15 * 60_000);
+it(
+	`creates ${SESSIONS} sessions through the node under a ${BUDGET}/${WINDOW_S}s rate limit`,
+	async () => {
+		const server = await startTestServer({
+			RATE_LIMIT_REQUESTS: String(BUDGET),
+			RATE_LIMIT_WINDOW_S: String(WINDOW_S),
+		});
+		const proxy = await LossyProxy.start(server.url);
+		try {
+			const org = await createOrg(server);
+			await new Promise((resolve) => setTimeout(resolve, WINDOW_S * 1000 + 500)); // a fresh window after the fixture's requests
+			const input = Array.from({ length: SESSIONS }, (_, i) => ({ title: `Bulk ${i}` }));
+			const started = Date.now();
+			const run = await runTrainingLab(
+				{
+					resource: 'session',
+					operation: 'create',
+					title: '={{ $json.title }}',
+					labVersion: byId(org.publishedVersionId),
+					capacity: 20,
+					additionalFields: {},
+				},
+				{
+					credentials: { baseUrl: proxy.url, apiKey: org.admin.key! },
+					input,
+					settings: { continueOnFail: true },
+				},
+			);
+			const seconds = (Date.now() - started) / 1000;
+			const requests = proxy.exchanges.filter((e) => e.status !== 429).length;
+			const failures = run.items.filter((item) => item.json.error).length;
+			const created = (
+				server.db.prepare("SELECT count(*) AS n FROM sessions WHERE title LIKE 'Bulk %'").get() as {
+					n: number;
+				}
+			).n;
+			const idealSeconds = (requests / BUDGET) * WINDOW_S;
+			report('bulk', {
+				sessions: SESSIONS,
+				seconds,
+				requests,
+				rateLimited: proxy.exchanges.length - requests,
+				idealSeconds,
+				ratio: seconds / idealSeconds,
+				failures,
+				duplicates: created - SESSIONS,
+			});
+			expect(run.error).toBeUndefined();
+		} finally {
+			await proxy.stop();
+			await server.stop();
+		}
+	},
+	15 * 60_000,
+);

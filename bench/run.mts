@@ -11,54 +11,82 @@ import { benchWebhookDelivery } from './webhook-delivery.mts';
 // Benchmarks report; no test depends on their numbers. Progress goes to stderr, the table to stdout.
 const rows: Array<{ benchmark: string; result: string; target: string }> = [];
 const add = (benchmark: string, result: string, target = '') => {
-  rows.push({ benchmark, result, target });
-  console.error(`  ${benchmark}: ${result}`);
+	rows.push({ benchmark, result, target });
+	console.error(`  ${benchmark}: ${result}`);
 };
 const ms = (value: number) => `${value} ms`;
 const started = Date.now();
 
-console.error('server throughput against a bare node:http baseline (10,000 sessions in the database)…');
+console.error(
+	'server throughput against a bare node:http baseline (10,000 sessions in the database)…',
+);
 for (const row of await benchThroughput(3)) {
-  const ratio = row.ours.requestsPerSecond / row.baseline.requestsPerSecond;
-  const write = row.endpoint.startsWith('POST');
-  const target = [`ratio ≥ ${write ? '0.8' : '0.6'}: ${ratio >= (write ? 0.8 : 0.6) ? 'met' : 'MISSED'}`];
-  if (row.connections === 10) target.push(`p99 < 10 ms: ${row.ours.p99Ms < 10 ? 'met' : 'MISSED'}`);
-  add(
-    `${row.endpoint}, ${row.connections} conn.`,
-    `${row.ours.requestsPerSecond} req/s (${ratio.toFixed(2)} × baseline ${row.baseline.requestsPerSecond}), p50 ${ms(row.ours.p50Ms)} / p99 ${ms(row.ours.p99Ms)} (baseline ${ms(row.baseline.p50Ms)} / ${ms(row.baseline.p99Ms)})${row.ours.errors ? `, ${row.ours.errors} errors` : ''}`,
-    target.join('; '),
-  );
+	const ratio = row.ours.requestsPerSecond / row.baseline.requestsPerSecond;
+	const write = row.endpoint.startsWith('POST');
+	const target = [
+		`ratio ≥ ${write ? '0.8' : '0.6'}: ${ratio >= (write ? 0.8 : 0.6) ? 'met' : 'MISSED'}`,
+	];
+	if (row.connections === 10) target.push(`p99 < 10 ms: ${row.ours.p99Ms < 10 ? 'met' : 'MISSED'}`);
+	add(
+		`${row.endpoint}, ${row.connections} conn.`,
+		`${row.ours.requestsPerSecond} req/s (${ratio.toFixed(2)} × baseline ${row.baseline.requestsPerSecond}), p50 ${ms(row.ours.p50Ms)} / p99 ${ms(row.ours.p99Ms)} (baseline ${ms(row.baseline.p50Ms)} / ${ms(row.baseline.p99Ms)})${row.ours.errors ? `, ${row.ours.errors} errors` : ''}`,
+		target.join('; '),
+	);
 }
 
 console.error('scaling with data (10 connections)…');
 for (const row of await benchScaling([1_000, 10_000, 100_000], 2)) {
-  add(`${row.read}, ${row.rows.toLocaleString('en')} rows`, `${row.result.requestsPerSecond} req/s, p50 ${ms(row.result.p50Ms)} / p99 ${ms(row.result.p99Ms)}`, 'flat across sizes');
+	add(
+		`${row.read}, ${row.rows.toLocaleString('en')} rows`,
+		`${row.result.requestsPerSecond} req/s, p50 ${ms(row.result.p50Ms)} / p99 ${ms(row.result.p99Ms)}`,
+		'flat across sizes',
+	);
 }
 
 console.error('webhook delivery…');
 for (const endpoints of [1, 10, 100]) {
-  const rate = Math.min(200, 2000 / endpoints);
-  const result = await benchWebhookDelivery({ endpoints, backlog: Math.max(50, Math.round(5000 / endpoints)), steadyChanges: Math.round(rate * 5), ratePerSecond: rate });
-  add(
-    `webhook delivery, ${endpoints} endpoint${endpoints === 1 ? '' : 's'}`,
-    `${result.deliveriesPerSecond} deliveries/s; change→receiver p50 ${ms(result.latencyP50Ms)} / p99 ${ms(result.latencyP99Ms)} at ${rate * endpoints} deliveries/s`,
-    endpoints === 1 ? `≥ 1,000/s and p50 < 20 ms: ${result.deliveriesPerSecond >= 1000 && result.latencyP50Ms < 20 ? 'met' : 'MISSED'}` : '',
-  );
+	const rate = Math.min(200, 2000 / endpoints);
+	const result = await benchWebhookDelivery({
+		endpoints,
+		backlog: Math.max(50, Math.round(5000 / endpoints)),
+		steadyChanges: Math.round(rate * 5),
+		ratePerSecond: rate,
+	});
+	add(
+		`webhook delivery, ${endpoints} endpoint${endpoints === 1 ? '' : 's'}`,
+		`${result.deliveriesPerSecond} deliveries/s; change→receiver p50 ${ms(result.latencyP50Ms)} / p99 ${ms(result.latencyP99Ms)} at ${rate * endpoints} deliveries/s`,
+		endpoints === 1
+			? `≥ 1,000/s and p50 < 20 ms: ${result.deliveriesPerSecond >= 1000 && result.latencyP50Ms < 20 ? 'met' : 'MISSED'}`
+			: '',
+	);
 }
 
-console.error('n8n package: signature verification, bulk creation through the node (n8n-core) at 600 requests / 60 s…');
+console.error(
+	'n8n package: signature verification, bulk creation through the node (n8n-core) at 600 requests / 60 s…',
+);
 const resultFile = join(tmpdir(), `traininglab-bench-node-${process.pid}.json`);
-const jest = spawnSync(join(ROOT, 'node_modules', '.bin', 'jest'), ['-c', 'jest.bench.config.cjs'], { cwd: ROOT, env: { ...process.env, BENCH_RESULT_FILE: resultFile }, encoding: 'utf8' });
-if (jest.status !== 0) throw new Error(`n8n package benchmarks failed:\n${jest.stdout}\n${jest.stderr}`);
+const jest = spawnSync(
+	join(ROOT, 'node_modules', '.bin', 'jest'),
+	['-c', 'jest.bench.config.cjs'],
+	{ cwd: ROOT, env: { ...process.env, BENCH_RESULT_FILE: resultFile }, encoding: 'utf8' },
+);
+if (jest.status !== 0)
+	throw new Error(`n8n package benchmarks failed:\n${jest.stdout}\n${jest.stderr}`);
 const { signature, bulk } = JSON.parse(readFileSync(resultFile, 'utf8'));
 rmSync(resultFile);
-add(`trigger signature verification, ${signature.bodyBytes} B`, `${signature.microseconds.toFixed(1)} µs`, `< 20 µs: ${signature.microseconds < 20 ? 'met' : 'MISSED'}`);
 add(
-  `bulk creation through the node, ${bulk.sessions} sessions`,
-  `${bulk.seconds.toFixed(1)} s for ${bulk.requests} requests (${bulk.rateLimited} × 429 waited out); ideal ${bulk.idealSeconds.toFixed(1)} s → ${bulk.ratio.toFixed(2)} ×; ${bulk.failures} failures, ${bulk.duplicates} duplicates`,
-  `≤ 1.1 × ideal, 0 failures, 0 duplicates: ${bulk.ratio <= 1.1 && bulk.failures === 0 && bulk.duplicates === 0 ? 'met' : 'MISSED'}`,
+	`trigger signature verification, ${signature.bodyBytes} B`,
+	`${signature.microseconds.toFixed(1)} µs`,
+	`< 20 µs: ${signature.microseconds < 20 ? 'met' : 'MISSED'}`,
+);
+add(
+	`bulk creation through the node, ${bulk.sessions} sessions`,
+	`${bulk.seconds.toFixed(1)} s for ${bulk.requests} requests (${bulk.rateLimited} × 429 waited out); ideal ${bulk.idealSeconds.toFixed(1)} s → ${bulk.ratio.toFixed(2)} ×; ${bulk.failures} failures, ${bulk.duplicates} duplicates`,
+	`≤ 1.1 × ideal, 0 failures, 0 duplicates: ${bulk.ratio <= 1.1 && bulk.failures === 0 && bulk.duplicates === 0 ? 'met' : 'MISSED'}`,
 );
 
-console.log(`\nNode ${process.version}, ${cpus().length} × ${cpus()[0].model}; ${Math.round((Date.now() - started) / 1000)} s in all\n`);
+console.log(
+	`\nNode ${process.version}, ${cpus().length} × ${cpus()[0].model}; ${Math.round((Date.now() - started) / 1000)} s in all\n`,
+);
 console.log('| benchmark | result | target |\n|---|---|---|');
 for (const row of rows) console.log(`| ${row.benchmark} | ${row.result} | ${row.target} |`);

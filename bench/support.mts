@@ -8,98 +8,127 @@ import type { AddressInfo } from 'node:net';
 export const ROOT = join(import.meta.dirname, '..');
 
 export function tempDir(name: string): string {
-  return mkdtempSync(join(tmpdir(), `traininglab-bench-${name}-`));
+	return mkdtempSync(join(tmpdir(), `traininglab-bench-${name}-`));
 }
 
 export interface Bootstrapped {
-  org: { id: string };
-  user: { id: string; email: string };
-  api_key: string;
+	org: { id: string };
+	user: { id: string; email: string };
+	api_key: string;
 }
 
 export function bootstrap(databasePath: string): Bootstrapped {
-  const result = spawnSync(process.execPath, ['server/src/cli/bootstrap.ts', '--org', 'Bench Org', '--email', 'bench@bench.test', '--name', 'Bench', '--demo'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_PATH: databasePath },
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`bootstrap failed: ${result.stderr}`);
-  return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
+	const result = spawnSync(
+		process.execPath,
+		[
+			'server/src/cli/bootstrap.ts',
+			'--org',
+			'Bench Org',
+			'--email',
+			'bench@bench.test',
+			'--name',
+			'Bench',
+			'--demo',
+		],
+		{
+			cwd: ROOT,
+			env: { ...process.env, DATABASE_PATH: databasePath },
+			encoding: 'utf8',
+		},
+	);
+	if (result.status !== 0) throw new Error(`bootstrap failed: ${result.stderr}`);
+	return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
 }
 
 export interface ServerProcess {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
+	url: string;
+	child: ChildProcess;
+	stop(): Promise<void>;
 }
 
 /** The API server in its own process, as `npm start` runs it. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['server/src/main.ts'], { cwd: ROOT, env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk) => {
-      output += chunk;
-      const match = /listening on (\S+)/.exec(output);
-      if (match) resolve(match[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  return {
-    url,
-    child,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+	const child = spawn(process.execPath, ['server/src/main.ts'], {
+		cwd: ROOT,
+		env: { ...process.env, PORT: '0', ...env },
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
+	const url = await new Promise<string>((resolve, reject) => {
+		let output = '';
+		child.stdout!.on('data', (chunk) => {
+			output += chunk;
+			const match = /listening on (\S+)/.exec(output);
+			if (match) resolve(match[1]);
+		});
+		child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+	});
+	const exited = new Promise((resolve) => child.on('exit', resolve));
+	return {
+		url,
+		child,
+		async stop() {
+			child.kill('SIGTERM');
+			await exited;
+		},
+	};
 }
 
 // The benchmark reads API answers loosely; their shapes are checked by the test suites.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function api(url: string, key: string, method: string, body?: unknown): Promise<any> {
-  const response = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!response.ok) throw new Error(`${method} ${url} → ${response.status} ${await response.text()}`);
-  return response.status === 204 ? undefined : response.json();
+	const response = await fetch(url, {
+		method,
+		headers: {
+			authorization: `Bearer ${key}`,
+			...(body ? { 'content-type': 'application/json' } : {}),
+		},
+		body: body ? JSON.stringify(body) : undefined,
+	});
+	if (!response.ok)
+		throw new Error(`${method} ${url} → ${response.status} ${await response.text()}`);
+	return response.status === 204 ? undefined : response.json();
 }
 
 export interface Arrival {
-  eventId: string;
-  occurredAt: number;
-  receivedAt: number;
+	eventId: string;
+	occurredAt: number;
+	receivedAt: number;
 }
 
 /** A webhook receiver that answers 204 at once and records when each event arrived. */
-export async function startReceiver(): Promise<{ url: string; arrivals: Arrival[]; server: Server }> {
-  const arrivals: Arrival[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      const receivedAt = Date.now();
-      const event = JSON.parse(Buffer.concat(chunks).toString());
-      arrivals.push({ eventId: event.id, occurredAt: Date.parse(event.occurred_at), receivedAt });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrivals, server };
+export async function startReceiver(): Promise<{
+	url: string;
+	arrivals: Arrival[];
+	server: Server;
+}> {
+	const arrivals: Arrival[] = [];
+	const server = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk) => chunks.push(chunk));
+		req.on('end', () => {
+			const receivedAt = Date.now();
+			const event = JSON.parse(Buffer.concat(chunks).toString());
+			arrivals.push({ eventId: event.id, occurredAt: Date.parse(event.occurred_at), receivedAt });
+			res.writeHead(204).end();
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrivals, server };
 }
 
-export async function waitUntil(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+export async function waitUntil(
+	predicate: () => boolean,
+	timeoutMs: number,
+	what: string,
+): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!predicate()) {
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
 }
 
 export function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }

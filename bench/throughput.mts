@@ -7,72 +7,114 @@ import { load, type LoadResult } from './load.mts';
 import { ROOT, bootstrap, startServerProcess, tempDir } from './support.mts';
 
 export interface ThroughputRow {
-  endpoint: string;
-  connections: number;
-  ours: LoadResult;
-  baseline: LoadResult;
+	endpoint: string;
+	connections: number;
+	ours: LoadResult;
+	baseline: LoadResult;
 }
 
 /** Seeds `count` sessions (and their session.created events) through the domain services. */
-export function seedSessions(databasePath: string, boot: { org: { id: string }; user: { id: string; email: string } }, count: number): { versionId: string; sessionIds: string[] } {
-  const db = openDatabase(databasePath);
-  const services = createServices(db, { allowInsecureWebhookUrls: true });
-  const actor = { orgId: boot.org.id, userId: boot.user.id, email: boot.user.email, role: 'admin' as const };
-  const lab = services.labs.list(boot.org.id, { limit: 1 }).items[0];
-  const versionId = services.labs.listVersions(boot.org.id, lab.id, { limit: 1 }).items[0].id;
-  const sessionIds: string[] = [];
-  db.transaction(() => {
-    for (let i = 0; i < count; i++) sessionIds.push(services.sessions.create(actor, { title: `Seed ${i}`, lab_version_id: versionId, capacity: 20 }).id);
-  })();
-  db.close();
-  return { versionId, sessionIds };
+export function seedSessions(
+	databasePath: string,
+	boot: { org: { id: string }; user: { id: string; email: string } },
+	count: number,
+): { versionId: string; sessionIds: string[] } {
+	const db = openDatabase(databasePath);
+	const services = createServices(db, { allowInsecureWebhookUrls: true });
+	const actor = {
+		orgId: boot.org.id,
+		userId: boot.user.id,
+		email: boot.user.email,
+		role: 'admin' as const,
+	};
+	const lab = services.labs.list(boot.org.id, { limit: 1 }).items[0];
+	const versionId = services.labs.listVersions(boot.org.id, lab.id, { limit: 1 }).items[0].id;
+	const sessionIds: string[] = [];
+	db.transaction(() => {
+		for (let i = 0; i < count; i++)
+			sessionIds.push(
+				services.sessions.create(actor, {
+					title: `Seed ${i}`,
+					lab_version_id: versionId,
+					capacity: 20,
+				}).id,
+			);
+	})();
+	db.close();
+	return { versionId, sessionIds };
 }
 
-async function startBaseline(databasePath: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['bench/baseline-server.mts'], { cwd: ROOT, env: { ...process.env, DATABASE_PATH: databasePath }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-  });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  return { url, stop: async () => { child.kill('SIGTERM'); await exited; } };
+async function startBaseline(
+	databasePath: string,
+): Promise<{ url: string; stop(): Promise<void> }> {
+	const child = spawn(process.execPath, ['bench/baseline-server.mts'], {
+		cwd: ROOT,
+		env: { ...process.env, DATABASE_PATH: databasePath },
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
+	const url = await new Promise<string>((resolve) => {
+		let out = '';
+		child.stdout!.on('data', (chunk) => {
+			out += chunk;
+			const match = /listening on (\S+)/.exec(out);
+			if (match) resolve(match[1]);
+		});
+	});
+	const exited = new Promise((resolve) => child.on('exit', resolve));
+	return {
+		url,
+		stop: async () => {
+			child.kill('SIGTERM');
+			await exited;
+		},
+	};
 }
 
 /** Our server against the bare baseline, each in its own process, same database and data. */
 export async function benchThroughput(seconds: number): Promise<ThroughputRow[]> {
-  const dir = tempDir('throughput');
-  const databasePath = join(dir, 'db.sqlite');
-  const boot = bootstrap(databasePath);
-  const { versionId, sessionIds } = seedSessions(databasePath, boot, 10_000);
-  const ours = await startServerProcess({ DATABASE_PATH: databasePath, RATE_LIMIT_REQUESTS: '1000000000' });
-  const baseline = await startBaseline(databasePath);
-  const rows: ThroughputRow[] = [];
-  try {
-    const scenarios = [
-      { endpoint: 'GET /me', path: '/me' },
-      { endpoint: 'GET /sessions/{id}', path: `/sessions/${sessionIds[5000]}` },
-      { endpoint: 'GET /sessions?limit=100', path: '/sessions?limit=100' },
-      { endpoint: 'POST /sessions', path: '/sessions', method: 'POST' as const, body: { title: 'Load', lab_version_id: versionId, capacity: 20 } },
-    ];
-    for (const scenario of scenarios) {
-      for (const connections of [1, 10, 100]) {
-        const common = { key: boot.api_key, connections, seconds, method: scenario.method, body: scenario.body };
-        rows.push({
-          endpoint: scenario.endpoint,
-          connections,
-          ours: await load({ ...common, url: `${ours.url}${scenario.path}` }),
-          baseline: await load({ ...common, url: `${baseline.url}${scenario.path}` }),
-        });
-      }
-    }
-  } finally {
-    await ours.stop();
-    await baseline.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return rows;
+	const dir = tempDir('throughput');
+	const databasePath = join(dir, 'db.sqlite');
+	const boot = bootstrap(databasePath);
+	const { versionId, sessionIds } = seedSessions(databasePath, boot, 10_000);
+	const ours = await startServerProcess({
+		DATABASE_PATH: databasePath,
+		RATE_LIMIT_REQUESTS: '1000000000',
+	});
+	const baseline = await startBaseline(databasePath);
+	const rows: ThroughputRow[] = [];
+	try {
+		const scenarios = [
+			{ endpoint: 'GET /me', path: '/me' },
+			{ endpoint: 'GET /sessions/{id}', path: `/sessions/${sessionIds[5000]}` },
+			{ endpoint: 'GET /sessions?limit=100', path: '/sessions?limit=100' },
+			{
+				endpoint: 'POST /sessions',
+				path: '/sessions',
+				method: 'POST' as const,
+				body: { title: 'Load', lab_version_id: versionId, capacity: 20 },
+			},
+		];
+		for (const scenario of scenarios) {
+			for (const connections of [1, 10, 100]) {
+				const common = {
+					key: boot.api_key,
+					connections,
+					seconds,
+					method: scenario.method,
+					body: scenario.body,
+				};
+				rows.push({
+					endpoint: scenario.endpoint,
+					connections,
+					ours: await load({ ...common, url: `${ours.url}${scenario.path}` }),
+					baseline: await load({ ...common, url: `${baseline.url}${scenario.path}` }),
+				});
+			}
+		}
+	} finally {
+		await ours.stop();
+		await baseline.stop();
+		rmSync(dir, { recursive: true, force: true });
+	}
+	return rows;
 }

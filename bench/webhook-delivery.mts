@@ -2,14 +2,22 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../server/src/db/connection.ts';
 import { createServices } from '../server/src/services/index.ts';
-import { api, bootstrap, percentile, startReceiver, startServerProcess, tempDir, waitUntil } from './support.mts';
+import {
+	api,
+	bootstrap,
+	percentile,
+	startReceiver,
+	startServerProcess,
+	tempDir,
+	waitUntil,
+} from './support.mts';
 
 export interface DeliveryResult {
-  endpoints: number;
-  deliveries: number;
-  deliveriesPerSecond: number;
-  latencyP50Ms: number;
-  latencyP99Ms: number;
+	endpoints: number;
+	deliveries: number;
+	deliveriesPerSecond: number;
+	latencyP50Ms: number;
+	latencyP99Ms: number;
 }
 
 /**
@@ -20,57 +28,95 @@ export interface DeliveryResult {
  * - latency: `steadyChanges` session creations through the API at about `ratePerSecond`; the time from
  *   each change (its event's occurred_at) to its arrival at the receiver.
  */
-export async function benchWebhookDelivery(options: { endpoints: number; backlog: number; steadyChanges: number; ratePerSecond: number }): Promise<DeliveryResult> {
-  const dir = tempDir('webhooks');
-  const databasePath = join(dir, 'db.sqlite');
-  const boot = bootstrap(databasePath);
-  const receiver = await startReceiver();
-  const env = { DATABASE_PATH: databasePath, WEBHOOK_ALLOW_INSECURE_URLS: 'true', RATE_LIMIT_REQUESTS: '10000000' };
-  try {
-    let server = await startServerProcess(env);
-    for (let i = 0; i < options.endpoints; i++) {
-      await api(`${server.url}/orgs/${boot.org.id}/webhooks`, boot.api_key, 'POST', { url: `${receiver.url}/endpoint-${i}`, event_types: ['session.created'] });
-    }
-    const labs = await api(`${server.url}/labs`, boot.api_key, 'GET');
-    const versionId = (await api(`${server.url}/labs/${labs[0].id}/versions`, boot.api_key, 'GET'))[0].id;
-    await server.stop();
+export async function benchWebhookDelivery(options: {
+	endpoints: number;
+	backlog: number;
+	steadyChanges: number;
+	ratePerSecond: number;
+}): Promise<DeliveryResult> {
+	const dir = tempDir('webhooks');
+	const databasePath = join(dir, 'db.sqlite');
+	const boot = bootstrap(databasePath);
+	const receiver = await startReceiver();
+	const env = {
+		DATABASE_PATH: databasePath,
+		WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+		RATE_LIMIT_REQUESTS: '10000000',
+	};
+	try {
+		let server = await startServerProcess(env);
+		for (let i = 0; i < options.endpoints; i++) {
+			await api(`${server.url}/orgs/${boot.org.id}/webhooks`, boot.api_key, 'POST', {
+				url: `${receiver.url}/endpoint-${i}`,
+				event_types: ['session.created'],
+			});
+		}
+		const labs = await api(`${server.url}/labs`, boot.api_key, 'GET');
+		const versionId = (
+			await api(`${server.url}/labs/${labs[0].id}/versions`, boot.api_key, 'GET')
+		)[0].id;
+		await server.stop();
 
-    const db = openDatabase(databasePath);
-    const services = createServices(db, { allowInsecureWebhookUrls: true });
-    const actor = { orgId: boot.org.id, userId: boot.user.id, email: boot.user.email, role: 'admin' as const };
-    db.transaction(() => {
-      for (let i = 0; i < options.backlog; i++) services.sessions.create(actor, { title: `Backlog ${i}`, lab_version_id: versionId, capacity: 10 });
-    })();
-    db.close();
+		const db = openDatabase(databasePath);
+		const services = createServices(db, { allowInsecureWebhookUrls: true });
+		const actor = {
+			orgId: boot.org.id,
+			userId: boot.user.id,
+			email: boot.user.email,
+			role: 'admin' as const,
+		};
+		db.transaction(() => {
+			for (let i = 0; i < options.backlog; i++)
+				services.sessions.create(actor, {
+					title: `Backlog ${i}`,
+					lab_version_id: versionId,
+					capacity: 10,
+				});
+		})();
+		db.close();
 
-    const backlogDeliveries = options.backlog * options.endpoints;
-    server = await startServerProcess(env);
-    await waitUntil(() => receiver.arrivals.length >= backlogDeliveries, 600_000, 'the backlog to drain');
-    const drained = receiver.arrivals.slice(0, backlogDeliveries);
-    const drainSeconds = (drained.at(-1)!.receivedAt - drained[0].receivedAt) / 1000;
-    receiver.arrivals.length = 0;
+		const backlogDeliveries = options.backlog * options.endpoints;
+		server = await startServerProcess(env);
+		await waitUntil(
+			() => receiver.arrivals.length >= backlogDeliveries,
+			600_000,
+			'the backlog to drain',
+		);
+		const drained = receiver.arrivals.slice(0, backlogDeliveries);
+		const drainSeconds = (drained.at(-1)!.receivedAt - drained[0].receivedAt) / 1000;
+		receiver.arrivals.length = 0;
 
-    const intervalMs = 1000 / options.ratePerSecond;
-    const started = Date.now();
-    const requests: Promise<unknown>[] = [];
-    for (let i = 0; i < options.steadyChanges; i++) {
-      const due = started + i * intervalMs;
-      if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
-      requests.push(api(`${server.url}/sessions`, boot.api_key, 'POST', { title: `Steady ${i}`, lab_version_id: versionId, capacity: 10 }));
-    }
-    await Promise.all(requests);
-    await waitUntil(() => receiver.arrivals.length >= options.steadyChanges * options.endpoints, 120_000, 'steady deliveries');
-    const latencies = receiver.arrivals.map((arrival) => arrival.receivedAt - arrival.occurredAt);
-    await server.stop();
-    return {
-      endpoints: options.endpoints,
-      deliveries: backlogDeliveries,
-      deliveriesPerSecond: Math.round((backlogDeliveries - 1) / drainSeconds),
-      latencyP50Ms: percentile(latencies, 50),
-      latencyP99Ms: percentile(latencies, 99),
-    };
-  } finally {
-    receiver.server.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+		const intervalMs = 1000 / options.ratePerSecond;
+		const started = Date.now();
+		const requests: Promise<unknown>[] = [];
+		for (let i = 0; i < options.steadyChanges; i++) {
+			const due = started + i * intervalMs;
+			if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
+			requests.push(
+				api(`${server.url}/sessions`, boot.api_key, 'POST', {
+					title: `Steady ${i}`,
+					lab_version_id: versionId,
+					capacity: 10,
+				}),
+			);
+		}
+		await Promise.all(requests);
+		await waitUntil(
+			() => receiver.arrivals.length >= options.steadyChanges * options.endpoints,
+			120_000,
+			'steady deliveries',
+		);
+		const latencies = receiver.arrivals.map((arrival) => arrival.receivedAt - arrival.occurredAt);
+		await server.stop();
+		return {
+			endpoints: options.endpoints,
+			deliveries: backlogDeliveries,
+			deliveriesPerSecond: Math.round((backlogDeliveries - 1) / drainSeconds),
+			latencyP50Ms: percentile(latencies, 50),
+			latencyP99Ms: percentile(latencies, 99),
+		};
+	} finally {
+		receiver.server.close();
+		rmSync(dir, { recursive: true, force: true });
+	}
 }

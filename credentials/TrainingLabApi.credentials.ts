@@ -11,7 +11,10 @@ export class TrainingLabApi implements ICredentialType {
 
 	displayName = 'Training Lab API';
 
-	icon: Icon = { light: 'file:../icons/trainingLab.svg', dark: 'file:../icons/trainingLab.dark.svg' };
+	icon: Icon = {
+		light: 'file:../icons/trainingLab.svg',
+		dark: 'file:../icons/trainingLab.dark.svg',
+	};
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-traininglab#credentials';
 

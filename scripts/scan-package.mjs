@@ -5,14 +5,18 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { analyzePackage, SOURCE_FILE_PATTERNS } from '@n8n/scan-community-package/scanner/scanner.mjs';
+import {
+	analyzePackage,
+	SOURCE_FILE_PATTERNS,
+} from '@n8n/scan-community-package/scanner/scanner.mjs';
 
 const root = join(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'traininglab-scan-'));
 
 function run(command, args, cwd) {
 	const result = spawnSync(command, args, { cwd, encoding: 'utf8' });
-	if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
+	if (result.status !== 0)
+		throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
 	return result.stdout;
 }
 
@@ -28,7 +32,9 @@ try {
 		['tarball', await analyzePackage(unpacked, ['**/*.js', 'package.json'])],
 	];
 	for (const [what, result] of results) {
-		console.log(`${result.passed ? '✅' : '❌'} ${what}${result.message ? `: ${result.message}` : ''}`);
+		console.log(
+			`${result.passed ? '✅' : '❌'} ${what}${result.message ? `: ${result.message}` : ''}`,
+		);
 		if (result.details) console.log(result.details);
 	}
 	process.exitCode = results.every(([, result]) => result.passed) ? 0 : 1;

@@ -5,7 +5,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
 module.exports = async () => {
-  process.env.N8N_USER_FOLDER = mkdtempSync(join(tmpdir(), 'traininglab-n8n-'));
-  process.env.N8N_ENCRYPTION_KEY = 'traininglab-tests';
-  process.env.N8N_LOG_LEVEL = 'silent';
+	process.env.N8N_USER_FOLDER = mkdtempSync(join(tmpdir(), 'traininglab-n8n-'));
+	process.env.N8N_ENCRYPTION_KEY = 'traininglab-tests';
+	process.env.N8N_LOG_LEVEL = 'silent';
 };

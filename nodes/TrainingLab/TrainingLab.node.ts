@@ -41,11 +41,15 @@ export class TrainingLab implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Training Lab',
 		name: 'trainingLab',
-		icon: { light: 'file:../../icons/trainingLab.svg', dark: 'file:../../icons/trainingLab.dark.svg' },
+		icon: {
+			light: 'file:../../icons/trainingLab.svg',
+			dark: 'file:../../icons/trainingLab.dark.svg',
+		},
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Manage the members, sessions, labs, API keys and webhooks of a Training Lab organization',
+		description:
+			'Manage the members, sessions, labs, API keys and webhooks of a Training Lab organization',
 		defaults: { name: 'Training Lab' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -118,7 +122,10 @@ export class TrainingLab implements INodeType {
 		const operation = this.getNodeParameter('operation', 0) as string;
 		const run = OPERATIONS[resource]?.[operation];
 		if (!run) {
-			throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+			throw new NodeOperationError(
+				this.getNode(),
+				`The operation "${operation}" of "${resource}" is not supported`,
+			);
 		}
 
 		// The organisation comes from GET /me, once per execution of the node (a failed lookup is retried by the next item).
@@ -141,7 +148,9 @@ export class TrainingLab implements INodeType {
 			try {
 				const result = await run.call(this, itemIndex, context);
 				returnData.push(
-					...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(result), { itemData: { item: itemIndex } }),
+					...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(result), {
+						itemData: { item: itemIndex },
+					}),
 				);
 			} catch (error) {
 				if (this.continueOnFail()) {
@@ -162,7 +171,12 @@ export class TrainingLab implements INodeType {
 
 function errorOutput(error: unknown): IDataObject {
 	if (error instanceof NodeApiError) {
-		return { error: error.message, code: error.context.apiCode as string, httpCode: error.httpCode, description: error.description };
+		return {
+			error: error.message,
+			code: error.context.apiCode as string,
+			httpCode: error.httpCode,
+			description: error.description,
+		};
 	}
 	return { error: (error as Error).message };
 }

@@ -26,16 +26,22 @@ export class TrainingLabTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Training Lab Trigger',
 		name: 'trainingLabTrigger',
-		icon: { light: 'file:../../icons/trainingLab.svg', dark: 'file:../../icons/trainingLab.dark.svg' },
+		icon: {
+			light: 'file:../../icons/trainingLab.svg',
+			dark: 'file:../../icons/trainingLab.dark.svg',
+		},
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
-		description: 'Starts the workflow when Training Lab events happen, such as a member being removed or the organization being closed',
+		description:
+			'Starts the workflow when Training Lab events happen, such as a member being removed or the organization being closed',
 		defaults: { name: 'Training Lab Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'trainingLabApi', required: true }],
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		webhooks: [
+			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+		],
 		properties: [
 			{
 				displayName: 'Events',
@@ -61,10 +67,17 @@ export class TrainingLabTrigger implements INodeType {
 			/** The stored endpoint still exists, enabled, with this URL and these events, and its secret is known. */
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const stored = this.getWorkflowStaticData('node');
-				if (typeof stored.webhookId !== 'string' || typeof stored.webhookSecret !== 'string') return false;
+				if (typeof stored.webhookId !== 'string' || typeof stored.webhookSecret !== 'string')
+					return false;
 				let endpoint: Endpoint;
 				try {
-					endpoint = (await apiRequest.call(this, 'GET', `/orgs/${await orgId.call(this)}/webhooks/${stored.webhookId}`)).body as Endpoint;
+					endpoint = (
+						await apiRequest.call(
+							this,
+							'GET',
+							`/orgs/${await orgId.call(this)}/webhooks/${stored.webhookId}`,
+						)
+					).body as Endpoint;
 				} catch (error) {
 					if ((error as NodeApiError).httpCode === '404') return false;
 					throw new NodeApiError(this.getNode(), error as JsonObject);
@@ -89,8 +102,11 @@ export class TrainingLabTrigger implements INodeType {
 				try {
 					created = (await apiRequest.call(this, 'POST', path, { body })).body as Endpoint;
 				} catch (error) {
-					if ((error as NodeApiError).context?.apiCode !== 'url_taken') throw new NodeApiError(this.getNode(), error as JsonObject);
-					const stale = (await listEndpoints.call(this, org)).find((endpoint) => endpoint.url === body.url);
+					if ((error as NodeApiError).context?.apiCode !== 'url_taken')
+						throw new NodeApiError(this.getNode(), error as JsonObject);
+					const stale = (await listEndpoints.call(this, org)).find(
+						(endpoint) => endpoint.url === body.url,
+					);
 					if (stale) await apiRequest.call(this, 'DELETE', `${path}/${stale.id}`);
 					created = (await apiRequest.call(this, 'POST', path, { body })).body as Endpoint;
 				}
@@ -108,12 +124,19 @@ export class TrainingLabTrigger implements INodeType {
 				delete stored.webhookSecret;
 				if (typeof webhookId !== 'string') return true;
 				try {
-					await apiRequest.call(this, 'DELETE', `/orgs/${await orgId.call(this)}/webhooks/${webhookId}`);
+					await apiRequest.call(
+						this,
+						'DELETE',
+						`/orgs/${await orgId.call(this)}/webhooks/${webhookId}`,
+					);
 				} catch (error) {
 					if ((error as NodeApiError).httpCode === '404') return true;
-					this.logger.error(`Training Lab Trigger: could not delete webhook endpoint ${webhookId}`, {
-						error: (error as Error).message,
-					});
+					this.logger.error(
+						`Training Lab Trigger: could not delete webhook endpoint ${webhookId}`,
+						{
+							error: (error as Error).message,
+						},
+					);
 					return false;
 				}
 				return true;
@@ -125,7 +148,8 @@ export class TrainingLabTrigger implements INodeType {
 		const request = this.getRequestObject();
 		const response = this.getResponseObject();
 		const secret = this.getWorkflowStaticData('node').webhookSecret;
-		const rawBody = (request as unknown as { rawBody?: Buffer }).rawBody ?? JSON.stringify(this.getBodyData());
+		const rawBody =
+			(request as unknown as { rawBody?: Buffer }).rawBody ?? JSON.stringify(this.getBodyData());
 		const problem =
 			typeof secret === 'string'
 				? signatureProblem(secret, request.headers, rawBody, Math.floor(Date.now() / 1000))

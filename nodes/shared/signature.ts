@@ -11,13 +11,20 @@ type Headers = Record<string, string | string[] | undefined>;
  * "{webhook-id}.{webhook-timestamp}.{raw body}" with the base64-decoded secret.
  * Returns why the delivery is refused, or null when it is authentic.
  */
-export function signatureProblem(secret: string, headers: Headers, rawBody: Buffer | string, nowSeconds: number): string | null {
+export function signatureProblem(
+	secret: string,
+	headers: Headers,
+	rawBody: Buffer | string,
+	nowSeconds: number,
+): string | null {
 	const id = single(headers['webhook-id']);
 	const timestamp = single(headers['webhook-timestamp']);
 	const signatures = single(headers['webhook-signature']);
-	if (!id || !timestamp || !signatures) return 'missing webhook-id, webhook-timestamp or webhook-signature header';
+	if (!id || !timestamp || !signatures)
+		return 'missing webhook-id, webhook-timestamp or webhook-signature header';
 	if (!/^\d{1,12}$/.test(timestamp)) return 'malformed webhook-timestamp';
-	if (Math.abs(nowSeconds - Number(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS) return 'webhook-timestamp is more than 5 minutes off';
+	if (Math.abs(nowSeconds - Number(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS)
+		return 'webhook-timestamp is more than 5 minutes off';
 
 	const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
 	const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(rawBody).digest();
@@ -25,7 +32,9 @@ export function signatureProblem(secret: string, headers: Headers, rawBody: Buff
 		.split(' ')
 		.filter((entry) => entry.startsWith('v1,'))
 		.map((entry) => Buffer.from(entry.slice(3), 'base64'))
-		.some((candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected));
+		.some(
+			(candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected),
+		);
 	return matches ? null : 'signature does not match';
 }
 

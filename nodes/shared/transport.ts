@@ -79,7 +79,11 @@ export async function apiRequest(
 			await sleep(retryAfterMs(response.headers));
 			continue;
 		}
-		if (TRANSIENT_STATUSES.has(statusCode) && repeatable && transientRetries < TRANSIENT_RETRY_DELAYS_MS.length) {
+		if (
+			TRANSIENT_STATUSES.has(statusCode) &&
+			repeatable &&
+			transientRetries < TRANSIENT_RETRY_DELAYS_MS.length
+		) {
 			await sleep(TRANSIENT_RETRY_DELAYS_MS[transientRetries++]);
 			continue;
 		}
@@ -119,7 +123,11 @@ export function nextCursor(link: string | string[] | undefined): string | undefi
 }
 
 /** An Idempotency-Key for a create: the same execution, node, item and body always give the same key. */
-export function idempotencyKeyFor(context: IExecuteFunctions, itemIndex: number, body: IDataObject): string {
+export function idempotencyKeyFor(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	body: IDataObject,
+): string {
 	const node = context.getNode();
 	const source = JSON.stringify([context.getExecutionId(), node.id, itemIndex, body]);
 	return `n8n-${createHash('sha256').update(source).digest('base64url')}`;
@@ -129,8 +137,13 @@ const DEFAULT_MAX_RATE_LIMIT_RETRIES = 5;
 
 /** The node's "Max Retries on Rate Limit" option; pickers, which have no item, use the default. */
 function maxRateLimitRetriesOf(context: Context, itemIndex: number | undefined): number {
-	if (itemIndex === undefined || !('getInputData' in context)) return DEFAULT_MAX_RATE_LIMIT_RETRIES;
-	return context.getNodeParameter('requestOptions.maxRateLimitRetries', itemIndex, DEFAULT_MAX_RATE_LIMIT_RETRIES) as number;
+	if (itemIndex === undefined || !('getInputData' in context))
+		return DEFAULT_MAX_RATE_LIMIT_RETRIES;
+	return context.getNodeParameter(
+		'requestOptions.maxRateLimitRetries',
+		itemIndex,
+		DEFAULT_MAX_RATE_LIMIT_RETRIES,
+	) as number;
 }
 
 function retryAfterMs(headers: IN8nHttpFullResponse['headers']): number {
@@ -138,14 +151,29 @@ function retryAfterMs(headers: IN8nHttpFullResponse['headers']): number {
 	return (Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000;
 }
 
-function apiError(context: Context, response: IN8nHttpFullResponse, itemIndex: number | undefined): NodeApiError {
-	const envelope = (response.body as { error?: { code?: string; message?: string; details?: Array<{ path: string; message: string }> } })
-		?.error;
-	const details = envelope?.details?.map((detail) => `${detail.path || '(body)'}: ${detail.message}`).join('; ');
+function apiError(
+	context: Context,
+	response: IN8nHttpFullResponse,
+	itemIndex: number | undefined,
+): NodeApiError {
+	const envelope = (
+		response.body as {
+			error?: {
+				code?: string;
+				message?: string;
+				details?: Array<{ path: string; message: string }>;
+			};
+		}
+	)?.error;
+	const details = envelope?.details
+		?.map((detail) => `${detail.path || '(body)'}: ${detail.message}`)
+		.join('; ');
 	const error = new NodeApiError(context.getNode(), (response.body ?? {}) as JsonObject, {
 		httpCode: String(response.statusCode),
 		message: envelope?.message ?? `The Training Lab API answered HTTP ${response.statusCode}`,
-		description: [envelope?.code && `Error code: ${envelope.code}`, details].filter(Boolean).join(' — ') || undefined,
+		description:
+			[envelope?.code && `Error code: ${envelope.code}`, details].filter(Boolean).join(' — ') ||
+			undefined,
 		itemIndex,
 	});
 	if (envelope?.code) error.context.apiCode = envelope.code;

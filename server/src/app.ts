@@ -17,39 +17,45 @@ export const API_PREFIX = '/api/v1';
 export const API_VERSION = '1.0.0';
 
 export interface AppDeps {
-  config: Config;
-  services: Services;
-  logger: Logger;
-  clock: Clock;
-  cursors: CursorSeal;
-  /** Where clients reach the server, e.g. `https://labs.example.com` (no trailing slash); known once listening. */
-  publicUrl: () => string;
+	config: Config;
+	services: Services;
+	logger: Logger;
+	clock: Clock;
+	cursors: CursorSeal;
+	/** Where clients reach the server, e.g. `https://labs.example.com` (no trailing slash); known once listening. */
+	publicUrl: () => string;
 }
 
 export function createApp(deps: AppDeps): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(guardRequest);
-  // No endpoint answers OPTIONS (there is no CORS: keys never belong in a browser); without this,
-  // Express would answer with the list of methods of any path, to anyone.
-  app.use((req, _res, next) => next(req.method === 'OPTIONS' ? new ApiError('not_found', `No such endpoint: OPTIONS ${req.path}`) : undefined));
+	const app = express();
+	app.disable('x-powered-by');
+	app.set('etag', false);
+	app.use(guardRequest);
+	// No endpoint answers OPTIONS (there is no CORS: keys never belong in a browser); without this,
+	// Express would answer with the list of methods of any path, to anyone.
+	app.use((req, _res, next) =>
+		next(
+			req.method === 'OPTIONS'
+				? new ApiError('not_found', `No such endpoint: OPTIONS ${req.path}`)
+				: undefined,
+		),
+	);
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+	app.get('/healthz', (_req, res) => {
+		res.json({ status: 'ok' });
+	});
 
-  const api = express.Router();
-  const rateLimiter = new RateLimiter({ ...deps.config.rateLimit, clock: deps.clock });
-  api.use(identifyCaller(deps.services.apiKeys), rateLimiter.middleware());
-  const openApiDocument = buildOpenApiDocument(ROUTES, { version: API_VERSION });
-  api.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument);
-  });
-  mountRoutes(api, ROUTES, { ...deps, apiBaseUrl: () => `${deps.publicUrl()}${API_PREFIX}` });
-  app.use(API_PREFIX, api);
+	const api = express.Router();
+	const rateLimiter = new RateLimiter({ ...deps.config.rateLimit, clock: deps.clock });
+	api.use(identifyCaller(deps.services.apiKeys), rateLimiter.middleware());
+	const openApiDocument = buildOpenApiDocument(ROUTES, { version: API_VERSION });
+	api.get('/openapi.json', (_req, res) => {
+		res.json(openApiDocument);
+	});
+	mountRoutes(api, ROUTES, { ...deps, apiBaseUrl: () => `${deps.publicUrl()}${API_PREFIX}` });
+	app.use(API_PREFIX, api);
 
-  app.use(notFoundHandler);
-  app.use(errorHandler(deps.logger));
-  return app;
+	app.use(notFoundHandler);
+	app.use(errorHandler(deps.logger));
+	return app;
 }

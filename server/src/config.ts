@@ -8,82 +8,94 @@ const Milliseconds = z.coerce.number().int().min(1).max(3_600_000);
 
 /** An absolute http(s) URL clients reach the server at, optionally with a path prefix; no trailing slash. */
 const PublicUrl = z
-  .url({ protocol: /^https?$/, abort: true })
-  .refine((value) => {
-    const url = new URL(value);
-    return !url.username && !url.password && !url.search && !url.hash;
-  }, 'must be an http(s) URL without credentials, query or fragment')
-  .transform((value) => value.replace(/\/+$/, ''));
+	.url({ protocol: /^https?$/, abort: true })
+	.refine((value) => {
+		const url = new URL(value);
+		return !url.username && !url.password && !url.search && !url.hash;
+	}, 'must be an http(s) URL without credentials, query or fragment')
+	.transform((value) => value.replace(/\/+$/, ''));
 
-const Env = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PUBLIC_URL: PublicUrl.optional(),
-  DATABASE_PATH: z.string().min(1).default('./data/traininglab.sqlite'),
-  RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(600),
-  RATE_LIMIT_WINDOW_S: z.coerce.number().int().min(1).default(60),
-  WEBHOOK_ALLOW_INSECURE_URLS: Flag.default(false),
-  WEBHOOK_RETRY_SCHEDULE_S: z
-    .string()
-    .default(DEFAULT_RETRY_SCHEDULE_S.join(','))
-    .transform((value) => value.split(',').map((part) => part.trim()))
-    .pipe(z.array(Seconds).min(1)),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10000),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
-  WEBHOOK_DNS_TIMEOUT_MS: Milliseconds.default(5000),
-  HTTP_HEADERS_TIMEOUT_MS: Milliseconds.default(10_000),
-  HTTP_REQUEST_TIMEOUT_MS: Milliseconds.default(30_000),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: Milliseconds.default(5000),
-}).refine((env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS, {
-  path: ['HTTP_HEADERS_TIMEOUT_MS'],
-  message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
-});
+const Env = z
+	.object({
+		PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+		HOST: z.string().min(1).default('127.0.0.1'),
+		PUBLIC_URL: PublicUrl.optional(),
+		DATABASE_PATH: z.string().min(1).default('./data/traininglab.sqlite'),
+		RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(600),
+		RATE_LIMIT_WINDOW_S: z.coerce.number().int().min(1).default(60),
+		WEBHOOK_ALLOW_INSECURE_URLS: Flag.default(false),
+		WEBHOOK_RETRY_SCHEDULE_S: z
+			.string()
+			.default(DEFAULT_RETRY_SCHEDULE_S.join(','))
+			.transform((value) => value.split(',').map((part) => part.trim()))
+			.pipe(z.array(Seconds).min(1)),
+		WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10000),
+		WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+		WEBHOOK_DNS_TIMEOUT_MS: Milliseconds.default(5000),
+		HTTP_HEADERS_TIMEOUT_MS: Milliseconds.default(10_000),
+		HTTP_REQUEST_TIMEOUT_MS: Milliseconds.default(30_000),
+		HTTP_KEEP_ALIVE_TIMEOUT_MS: Milliseconds.default(5000),
+	})
+	.refine((env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS, {
+		path: ['HTTP_HEADERS_TIMEOUT_MS'],
+		message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
+	});
 
 export interface HttpLimits {
-  /** Time a client has to send the request headers. */
-  headersTimeoutMs: number;
-  /** Time a client has to send the whole request, body included. */
-  requestTimeoutMs: number;
-  /** How long an idle keep-alive connection is kept open. */
-  keepAliveTimeoutMs: number;
+	/** Time a client has to send the request headers. */
+	headersTimeoutMs: number;
+	/** Time a client has to send the whole request, body included. */
+	requestTimeoutMs: number;
+	/** How long an idle keep-alive connection is kept open. */
+	keepAliveTimeoutMs: number;
 }
 
 export interface Config {
-  port: number;
-  host: string;
-  /** Base of every absolute URL the server emits (e.g. `Link`); undefined: the listen address. */
-  publicUrl: string | undefined;
-  http: HttpLimits;
-  databasePath: string;
-  rateLimit: { requests: number; windowSeconds: number };
-  webhooks: { allowInsecureUrls: boolean; retryScheduleSeconds: number[]; timeoutMs: number; concurrency: number; dnsTimeoutMs: number };
+	port: number;
+	host: string;
+	/** Base of every absolute URL the server emits (e.g. `Link`); undefined: the listen address. */
+	publicUrl: string | undefined;
+	http: HttpLimits;
+	databasePath: string;
+	rateLimit: { requests: number; windowSeconds: number };
+	webhooks: {
+		allowInsecureUrls: boolean;
+		retryScheduleSeconds: number[];
+		timeoutMs: number;
+		concurrency: number;
+		dnsTimeoutMs: number;
+	};
 }
 
 /** Configuration from environment variables; an invalid value stops the server with a message naming it. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const result = Env.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path[0]?.toString()}: ${issue.message}`);
-    throw new Error(`Invalid configuration: ${problems.join('; ')}`);
-  }
-  const e = result.data;
-  return {
-    port: e.PORT,
-    host: e.HOST,
-    publicUrl: e.PUBLIC_URL,
-    http: {
-      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
-      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
-      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-    },
-    databasePath: e.DATABASE_PATH,
-    rateLimit: { requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_S },
-    webhooks: {
-      allowInsecureUrls: e.WEBHOOK_ALLOW_INSECURE_URLS,
-      retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE_S,
-      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
-      concurrency: e.WEBHOOK_CONCURRENCY,
-      dnsTimeoutMs: e.WEBHOOK_DNS_TIMEOUT_MS,
-    },
-  };
+	const result = Env.safeParse(
+		Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')),
+	);
+	if (!result.success) {
+		const problems = result.error.issues.map(
+			(issue) => `${issue.path[0]?.toString()}: ${issue.message}`,
+		);
+		throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+	}
+	const e = result.data;
+	return {
+		port: e.PORT,
+		host: e.HOST,
+		publicUrl: e.PUBLIC_URL,
+		http: {
+			headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+			requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+			keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+		},
+		databasePath: e.DATABASE_PATH,
+		rateLimit: { requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_S },
+		webhooks: {
+			allowInsecureUrls: e.WEBHOOK_ALLOW_INSECURE_URLS,
+			retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE_S,
+			timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+			concurrency: e.WEBHOOK_CONCURRENCY,
+			dnsTimeoutMs: e.WEBHOOK_DNS_TIMEOUT_MS,
+		},
+	};
 }

@@ -15,79 +15,94 @@ const HOUR_MS = 60 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface RunningServer {
-  /** Base URL of the API where it listens, e.g. http://127.0.0.1:3000/api/v1 */
-  url: string;
-  /** Base URL of the API for clients (from PUBLIC_URL, else the listen address); every emitted URL starts with it. */
-  publicUrl: string;
-  port: number;
-  db: Database;
-  services: Services;
-  /** Resolves once every webhook delivery queued so far has had its attempt (retries still scheduled aside). */
-  webhooksIdle(): Promise<void>;
-  /** Stops accepting connections, lets in-flight requests and webhook sends finish, closes the database. */
-  close(): Promise<void>;
+	/** Base URL of the API where it listens, e.g. http://127.0.0.1:3000/api/v1 */
+	url: string;
+	/** Base URL of the API for clients (from PUBLIC_URL, else the listen address); every emitted URL starts with it. */
+	publicUrl: string;
+	port: number;
+	db: Database;
+	services: Services;
+	/** Resolves once every webhook delivery queued so far has had its attempt (retries still scheduled aside). */
+	webhooksIdle(): Promise<void>;
+	/** Stops accepting connections, lets in-flight requests and webhook sends finish, closes the database. */
+	close(): Promise<void>;
 }
 
 export const consoleLogger: Logger = {
-  info: (message) => console.log(message),
-  error: (message, error) => console.error(message, error instanceof Error ? error.stack : (error ?? '')),
+	info: (message) => console.log(message),
+	error: (message, error) =>
+		console.error(message, error instanceof Error ? error.stack : (error ?? '')),
 };
 
 /** The composition root: the database, services, webhook dispatcher and HTTP server, wired together. */
-export async function startServer(config: Config, logger: Logger = consoleLogger, clock: Clock = systemClock): Promise<RunningServer> {
-  const db = openDatabase(config.databasePath);
-  const repos = createRepositories(db);
-  const services = createServices(
-    db,
-    {
-      allowInsecureWebhookUrls: config.webhooks.allowInsecureUrls,
-      webhookDnsTimeoutMs: config.webhooks.dnsTimeoutMs,
-      webhookRetryScheduleSeconds: config.webhooks.retryScheduleSeconds,
-      clock,
-    },
-    repos,
-  );
-  services.idempotency.purgeExpired();
-  const purge = setInterval(() => services.idempotency.purgeExpired(), HOUR_MS);
-  purge.unref();
+export async function startServer(
+	config: Config,
+	logger: Logger = consoleLogger,
+	clock: Clock = systemClock,
+): Promise<RunningServer> {
+	const db = openDatabase(config.databasePath);
+	const repos = createRepositories(db);
+	const services = createServices(
+		db,
+		{
+			allowInsecureWebhookUrls: config.webhooks.allowInsecureUrls,
+			webhookDnsTimeoutMs: config.webhooks.dnsTimeoutMs,
+			webhookRetryScheduleSeconds: config.webhooks.retryScheduleSeconds,
+			clock,
+		},
+		repos,
+	);
+	services.idempotency.purgeExpired();
+	const purge = setInterval(() => services.idempotency.purgeExpired(), HOUR_MS);
+	purge.unref();
 
-  const dispatcher = new WebhookDispatcher(services.deliveries, config.webhooks, logger, clock);
-  services.events.onDeliveriesQueued(() => dispatcher.wake());
-  dispatcher.start();
+	const dispatcher = new WebhookDispatcher(services.deliveries, config.webhooks, logger, clock);
+	services.events.onDeliveriesQueued(() => dispatcher.wake());
+	dispatcher.start();
 
-  const cursors = new CursorSeal(repos.serverKeys.getOrCreate('cursor', () => randomBytes(CURSOR_KEY_BYTES)));
-  let publicUrl = '';
-  const app = createApp({ config, services, logger, clock, cursors, publicUrl: () => publicUrl });
-  const http = createHttpServer(app, config.http);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      http.server.once('error', reject);
-      http.server.listen(config.port, config.host, () => {
-        http.server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    clearInterval(purge);
-    await dispatcher.stop();
-    db.close();
-    throw error;
-  }
-  const { port } = http.server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const listenUrl = `http://${host}:${port}`;
-  publicUrl = config.publicUrl ?? listenUrl;
+	const cursors = new CursorSeal(
+		repos.serverKeys.getOrCreate('cursor', () => randomBytes(CURSOR_KEY_BYTES)),
+	);
+	let publicUrl = '';
+	const app = createApp({ config, services, logger, clock, cursors, publicUrl: () => publicUrl });
+	const http = createHttpServer(app, config.http);
+	try {
+		await new Promise<void>((resolve, reject) => {
+			http.server.once('error', reject);
+			http.server.listen(config.port, config.host, () => {
+				http.server.off('error', reject);
+				resolve();
+			});
+		});
+	} catch (error) {
+		clearInterval(purge);
+		await dispatcher.stop();
+		db.close();
+		throw error;
+	}
+	const { port } = http.server.address() as AddressInfo;
+	const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+	const listenUrl = `http://${host}:${port}`;
+	publicUrl = config.publicUrl ?? listenUrl;
 
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      clearInterval(purge);
-      await http.shutdown(SHUTDOWN_GRACE_MS);
-      await dispatcher.stop();
-      db.close();
-    })();
-    return closing;
-  };
+	let closing: Promise<void> | undefined;
+	const close = (): Promise<void> => {
+		closing ??= (async () => {
+			clearInterval(purge);
+			await http.shutdown(SHUTDOWN_GRACE_MS);
+			await dispatcher.stop();
+			db.close();
+		})();
+		return closing;
+	};
 
-  return { url: `${listenUrl}${API_PREFIX}`, publicUrl: `${publicUrl}${API_PREFIX}`, port, db, services, webhooksIdle: () => dispatcher.whenIdle(), close };
+	return {
+		url: `${listenUrl}${API_PREFIX}`,
+		publicUrl: `${publicUrl}${API_PREFIX}`,
+		port,
+		db,
+		services,
+		webhooksIdle: () => dispatcher.whenIdle(),
+		close,
+	};
 }

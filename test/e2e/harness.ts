@@ -1,6 +1,17 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	copyFileSync,
+	createWriteStream,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	readdirSync,
+	realpathSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
@@ -10,9 +21,23 @@ export const ROOT = join(__dirname, '..', '..');
 const E2E = __dirname;
 const PACKAGE_NAME = 'n8n-nodes-traininglab';
 
-export function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): string {
-	const result = spawnSync(command, args, { cwd: options.cwd, env: options.env ?? process.env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-	if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`.slice(-8000));
+export function run(
+	command: string,
+	args: string[],
+	options: { cwd: string; env?: NodeJS.ProcessEnv },
+): string {
+	const result = spawnSync(command, args, {
+		cwd: options.cwd,
+		env: options.env ?? process.env,
+		encoding: 'utf8',
+		maxBuffer: 256 * 1024 * 1024,
+	});
+	if (result.status !== 0)
+		throw new Error(
+			`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`.slice(
+				-8000,
+			),
+		);
 	return result.stdout;
 }
 
@@ -32,7 +57,21 @@ function nodeHeaders(cacheRoot: string): string {
 	const headers = join(dir, 'node_modules', platformPackage);
 	if (!existsSync(join(headers, 'include', 'node', 'node_api.h'))) {
 		mkdirSync(dir, { recursive: true });
-		run('npm', ['install', '--prefix', dir, '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', `${platformPackage}@${process.version.slice(1)}`], { cwd: dir });
+		run(
+			'npm',
+			[
+				'install',
+				'--prefix',
+				dir,
+				'--no-save',
+				'--ignore-scripts',
+				'--no-audit',
+				'--no-fund',
+				'--loglevel=error',
+				`${platformPackage}@${process.version.slice(1)}`,
+			],
+			{ cwd: dir },
+		);
 	}
 	return headers;
 }
@@ -45,19 +84,33 @@ function nodeHeaders(cacheRoot: string): string {
  */
 export function ensureN8n(): string {
 	const lock = readFileSync(join(E2E, 'package-lock.json'));
-	const hash = createHash('sha256').update(readFileSync(join(E2E, 'package.json'))).update(lock).digest('hex').slice(0, 16);
-	const cacheRoot = process.env.TRAININGLAB_E2E_CACHE ?? join(homedir(), '.cache', 'traininglab-e2e');
+	const hash = createHash('sha256')
+		.update(readFileSync(join(E2E, 'package.json')))
+		.update(lock)
+		.digest('hex')
+		.slice(0, 16);
+	const cacheRoot =
+		process.env.TRAININGLAB_E2E_CACHE ?? join(homedir(), '.cache', 'traininglab-e2e');
 	const dir = join(cacheRoot, `n8n-${hash}`);
 	if (existsSync(join(dir, '.ready'))) return dir;
 	// Older installs for other lockfiles are 2–3 GB each: keep only the current one.
-	if (existsSync(cacheRoot)) for (const entry of readdirSync(cacheRoot)) if (entry.startsWith('n8n-')) rmSync(join(cacheRoot, entry), { recursive: true, force: true });
+	if (existsSync(cacheRoot))
+		for (const entry of readdirSync(cacheRoot))
+			if (entry.startsWith('n8n-'))
+				rmSync(join(cacheRoot, entry), { recursive: true, force: true });
 	mkdirSync(dir, { recursive: true });
 	copyFileSync(join(E2E, 'package.json'), join(dir, 'package.json'));
 	copyFileSync(join(E2E, 'package-lock.json'), join(dir, 'package-lock.json'));
-	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir });
+	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+		cwd: dir,
+	});
 	run('npm', ['rebuild', 'sqlite3', '--loglevel=error'], {
 		cwd: dir,
-		env: { ...process.env, PATH: `${dirname(node24().bin)}:${process.env.PATH}`, npm_config_nodedir: nodeHeaders(cacheRoot) },
+		env: {
+			...process.env,
+			PATH: `${dirname(node24().bin)}:${process.env.PATH}`,
+			npm_config_nodedir: nodeHeaders(cacheRoot),
+		},
 	});
 	writeFileSync(join(dir, '.ready'), new Date().toISOString());
 	return dir;
@@ -66,12 +119,23 @@ export function ensureN8n(): string {
 /** Builds and packs this package, and installs the tarball into an n8n user folder as n8n's installer does. */
 export function installPackageInto(userFolder: string, work: string): void {
 	run('npm', ['run', 'build'], { cwd: ROOT });
-	const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT }));
+	const packed = JSON.parse(
+		run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT }),
+	);
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	const target = join(nodesDir, 'node_modules', PACKAGE_NAME);
 	mkdirSync(target, { recursive: true });
-	run('tar', ['-xzf', join(work, packed[0].filename), '-C', target, '--strip-components=1'], { cwd: work });
-	writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: packed[0].version } }));
+	run('tar', ['-xzf', join(work, packed[0].filename), '-C', target, '--strip-components=1'], {
+		cwd: work,
+	});
+	writeFileSync(
+		join(nodesDir, 'package.json'),
+		JSON.stringify({
+			name: 'installed-nodes',
+			private: true,
+			dependencies: { [PACKAGE_NAME]: packed[0].version },
+		}),
+	);
 }
 
 export async function freePort(): Promise<number> {
@@ -91,8 +155,15 @@ export interface Process {
 	stop(): Promise<void>;
 }
 
-function spawnLogged(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; log: string }): Process {
-	const child = spawn(node24().bin, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnLogged(
+	args: string[],
+	options: { cwd: string; env: NodeJS.ProcessEnv; log: string },
+): Process {
+	const child = spawn(node24().bin, args, {
+		cwd: options.cwd,
+		env: options.env,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	const log = createWriteStream(options.log);
 	child.stdout!.pipe(log);
 	child.stderr!.pipe(log);
@@ -111,7 +182,12 @@ export function tail(path: string, lines = 40): string {
 	return existsSync(path) ? readFileSync(path, 'utf8').split('\n').slice(-lines).join('\n') : '';
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number, logPath?: string): Promise<T> {
+export async function waitFor<T>(
+	what: string,
+	probe: () => Promise<T | undefined | false>,
+	timeoutMs: number,
+	logPath?: string,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await probe().catch((error: Error) => {
@@ -119,24 +195,54 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 			return undefined;
 		});
 		if (value) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}${logPath ? `\n${tail(logPath)}` : ''}`);
+		if (Date.now() > deadline)
+			throw new Error(`Timed out waiting for ${what}${logPath ? `\n${tail(logPath)}` : ''}`);
 		await new Promise((resolve) => setTimeout(resolve, 100));
 	}
 }
 
 /** Our API server in its own process, as `npm start` runs it. */
-export async function startApiServer(work: string, env: Record<string, string>): Promise<Process & { url: string }> {
+export async function startApiServer(
+	work: string,
+	env: Record<string, string>,
+): Promise<Process & { url: string }> {
 	const log = join(work, 'api-server.log');
-	const server = spawnLogged(['server/src/main.ts'], { cwd: ROOT, env: { ...process.env, PORT: '0', ...env }, log });
-	const url = await waitFor('the API server', async () => /listening on (\S+)/.exec(readFileSync(log, 'utf8'))?.[1], 15_000, log);
+	const server = spawnLogged(['server/src/main.ts'], {
+		cwd: ROOT,
+		env: { ...process.env, PORT: '0', ...env },
+		log,
+	});
+	const url = await waitFor(
+		'the API server',
+		async () => /listening on (\S+)/.exec(readFileSync(log, 'utf8'))?.[1],
+		15_000,
+		log,
+	);
 	return { ...server, url };
 }
 
-export function bootstrapOrg(databasePath: string, org: string, email: string): { org: { id: string }; api_key: string } {
-	const out = run(node24().bin, ['server/src/cli/bootstrap.ts', '--org', org, '--email', email, '--name', 'E2E Admin', '--demo'], {
-		cwd: ROOT,
-		env: { ...process.env, DATABASE_PATH: databasePath },
-	});
+export function bootstrapOrg(
+	databasePath: string,
+	org: string,
+	email: string,
+): { org: { id: string }; api_key: string } {
+	const out = run(
+		node24().bin,
+		[
+			'server/src/cli/bootstrap.ts',
+			'--org',
+			org,
+			'--email',
+			email,
+			'--name',
+			'E2E Admin',
+			'--demo',
+		],
+		{
+			cwd: ROOT,
+			env: { ...process.env, DATABASE_PATH: databasePath },
+		},
+	);
 	return JSON.parse(out.trim().split('\n').at(-1)!);
 }
 
@@ -146,12 +252,19 @@ export interface N8n extends Process {
 	bin: string;
 }
 
-export const OWNER = { email: 'owner@e2e.test', password: 'E2e-Owner-Password-1', firstName: 'E2E', lastName: 'Owner' };
+export const OWNER = {
+	email: 'owner@e2e.test',
+	password: 'E2e-Owner-Password-1',
+	firstName: 'E2E',
+	lastName: 'Owner',
+};
 
 /** A real n8n, headless on free loopback ports, with its user folder and temp files in `userFolder`. */
 export async function startN8n(n8nDir: string, userFolder: string): Promise<N8n> {
 	const port = await freePort();
-	const bcrypt = createRequire(join(n8nDir, 'package.json'))('bcryptjs') as { hashSync(value: string, rounds: number): string };
+	const bcrypt = createRequire(join(n8nDir, 'package.json'))('bcryptjs') as {
+		hashSync(value: string, rounds: number): string;
+	};
 	mkdirSync(join(userFolder, 'tmp'), { recursive: true });
 	const env: NodeJS.ProcessEnv = {
 		...process.env,
@@ -189,10 +302,16 @@ export async function startN8n(n8nDir: string, userFolder: string): Promise<N8n>
 	const log = join(userFolder, 'n8n.log');
 	const n8n = spawnLogged([bin, 'start'], { cwd: userFolder, env, log });
 	const url = `http://127.0.0.1:${port}`;
-	await waitFor('n8n to be ready', async () => {
-		if (n8n.child.exitCode !== null) throw new Error(`n8n exited with code ${n8n.child.exitCode}:\n${tail(log)}`);
-		return (await fetch(`${url}/healthz/readiness`)).ok;
-	}, 120_000, log);
+	await waitFor(
+		'n8n to be ready',
+		async () => {
+			if (n8n.child.exitCode !== null)
+				throw new Error(`n8n exited with code ${n8n.child.exitCode}:\n${tail(log)}`);
+			return (await fetch(`${url}/healthz/readiness`)).ok;
+		},
+		120_000,
+		log,
+	);
 	return { ...n8n, url, env, bin };
 }
 
@@ -212,10 +331,18 @@ export class N8nClient {
 			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
 		});
-		if (!response.ok) throw new Error(`n8n login failed: ${response.status} ${await response.text()}`);
-		this.#cookie = response.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
+		if (!response.ok)
+			throw new Error(`n8n login failed: ${response.status} ${await response.text()}`);
+		this.#cookie = response.headers
+			.getSetCookie()
+			.map((cookie) => cookie.split(';')[0])
+			.join('; ');
 		const scopes = (await this.rest('GET', '/rest/api-keys/scopes')) as string[];
-		const created = (await this.rest('POST', '/rest/api-keys', { label: 'e2e', scopes, expiresAt: null })) as { rawApiKey: string };
+		const created = (await this.rest('POST', '/rest/api-keys', {
+			label: 'e2e',
+			scopes,
+			expiresAt: null,
+		})) as { rawApiKey: string };
 		this.#apiKey = created.rawApiKey;
 	}
 
@@ -234,14 +361,18 @@ export class N8nClient {
 	async editorJson<T = any>(path: string): Promise<T> {
 		const response = await fetch(`${this.url}${path}`, { headers: { cookie: this.#cookie } });
 		const text = await response.text();
-		if (!response.ok) throw new Error(`n8n GET ${path} → ${response.status}: ${text.slice(0, 500)}`);
+		if (!response.ok)
+			throw new Error(`n8n GET ${path} → ${response.status}: ${text.slice(0, 500)}`);
 		return JSON.parse(text) as T;
 	}
 
 	async api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
 		const response = await fetch(`${this.url}/api/v1${path}`, {
 			method,
-			headers: { 'x-n8n-api-key': this.#apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+			headers: {
+				'x-n8n-api-key': this.#apiKey,
+				...(body ? { 'content-type': 'application/json' } : {}),
+			},
 			body: body ? JSON.stringify(body) : undefined,
 		});
 		const text = await response.text();
@@ -251,7 +382,10 @@ export class N8nClient {
 
 	/** Executions of a workflow with their data, newest first. */
 	async executions(workflowId: string): Promise<Array<{ id: string; status: string; data: any }>> {
-		const page = await this.api<{ data: Array<{ id: string; status: string; data: any }> }>('GET', `/executions?workflowId=${workflowId}&includeData=true&limit=50`);
+		const page = await this.api<{ data: Array<{ id: string; status: string; data: any }> }>(
+			'GET',
+			`/executions?workflowId=${workflowId}&includeData=true&limit=50`,
+		);
 		return page.data;
 	}
 }
@@ -259,7 +393,8 @@ export class N8nClient {
 /** An example workflow of examples/, with its placeholders filled in. */
 export function example(name: string, replacements: Record<string, string>): any {
 	let text = readFileSync(join(ROOT, 'examples', `${name}.json`), 'utf8');
-	for (const [placeholder, value] of Object.entries(replacements)) text = text.split(placeholder).join(value);
+	for (const [placeholder, value] of Object.entries(replacements))
+		text = text.split(placeholder).join(value);
 	return JSON.parse(text);
 }
 

@@ -32,10 +32,22 @@ beforeAll(async () => {
 	const userFolder = join(work, 'n8n-user');
 	installPackageInto(userFolder, work);
 	const databasePath = join(work, 'api.sqlite');
-	for (const [name, email] of [['bulk', 'bulk@e2e.test'], ['people', 'people@e2e.test'], ['closing', 'closing@e2e.test']]) {
-		orgs[name] = { ...bootstrapOrg(databasePath, `E2E ${name}`, email), client: undefined as never };
+	for (const [name, email] of [
+		['bulk', 'bulk@e2e.test'],
+		['people', 'people@e2e.test'],
+		['closing', 'closing@e2e.test'],
+	]) {
+		orgs[name] = {
+			...bootstrapOrg(databasePath, `E2E ${name}`, email),
+			client: undefined as never,
+		};
 	}
-	api = await startApiServer(work, { DATABASE_PATH: databasePath, WEBHOOK_ALLOW_INSECURE_URLS: 'true', RATE_LIMIT_REQUESTS: '60', RATE_LIMIT_WINDOW_S: '10' });
+	api = await startApiServer(work, {
+		DATABASE_PATH: databasePath,
+		WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+		RATE_LIMIT_REQUESTS: '60',
+		RATE_LIMIT_WINDOW_S: '10',
+	});
 	for (const entry of Object.values(orgs)) entry.client = new ApiClient(api.url, entry.api_key);
 	proxy = await LossyProxy.start(api.url);
 	n8n = await startN8n(n8nDir, userFolder);
@@ -52,18 +64,27 @@ afterAll(async () => {
 });
 
 async function credential(name: string, baseUrl: string, apiKey: string): Promise<string> {
-	const created = await client.api<{ id: string }>('POST', '/credentials', { name, type: 'trainingLabApi', data: { baseUrl, apiKey } });
+	const created = await client.api<{ id: string }>('POST', '/credentials', {
+		name,
+		type: 'trainingLabApi',
+		data: { baseUrl, apiKey },
+	});
 	return created.id;
 }
 
-async function importExample(name: string, replacements: Record<string, string>): Promise<{ id: string; workflow: any }> {
+async function importExample(
+	name: string,
+	replacements: Record<string, string>,
+): Promise<{ id: string; workflow: any }> {
 	const workflow = example(name, replacements);
 	const created = await client.api<{ id: string }>('POST', '/workflows', workflow);
 	return { id: created.id, workflow };
 }
 
 function nodeOutput(execution: { data: any }, node: string): any[] {
-	return (execution.data.resultData.runData[node]?.[0]?.data?.main?.[0] ?? []).map((item: { json: unknown }) => item.json);
+	return (execution.data.resultData.runData[node]?.[0]?.data?.main?.[0] ?? []).map(
+		(item: { json: unknown }) => item.json,
+	);
 }
 
 /**
@@ -71,30 +92,50 @@ function nodeOutput(execution: { data: any }, node: string): any[] {
  * time 15 seconds ahead (cron with seconds, in UTC), the workflow is activated, the execution
  * awaited, and the workflow deactivated again.
  */
-async function runOnSchedule(workflow: any, workflowId: string): Promise<{ id: string; status: string; data: any }> {
+async function runOnSchedule(
+	workflow: any,
+	workflowId: string,
+): Promise<{ id: string; status: string; data: any }> {
 	const at = new Date(Date.now() + 15_000);
 	const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} *`;
 	workflow.nodes[0].parameters.rule = { interval: [{ field: 'cronExpression', expression: cron }] };
 	workflow.settings = { ...workflow.settings, timezone: 'UTC' };
-	await client.api('PUT', `/workflows/${workflowId}`, { name: workflow.name, nodes: workflow.nodes, connections: workflow.connections, settings: workflow.settings });
+	await client.api('PUT', `/workflows/${workflowId}`, {
+		name: workflow.name,
+		nodes: workflow.nodes,
+		connections: workflow.connections,
+		settings: workflow.settings,
+	});
 	const before = new Set((await client.executions(workflowId)).map((execution) => execution.id));
 	await client.api('POST', `/workflows/${workflowId}/activate`);
-	const execution = await waitFor('the scheduled execution to finish', async () => {
-		const found = (await client.executions(workflowId)).find((e) => !before.has(e.id));
-		return found && !['new', 'running', 'waiting'].includes(found.status) && found;
-	}, 8 * 60_000, n8n.log);
+	const execution = await waitFor(
+		'the scheduled execution to finish',
+		async () => {
+			const found = (await client.executions(workflowId)).find((e) => !before.has(e.id));
+			return found && !['new', 'running', 'waiting'].includes(found.status) && found;
+		},
+		8 * 60_000,
+		n8n.log,
+	);
 	await client.api('POST', `/workflows/${workflowId}/deactivate`);
 	return execution;
 }
 
-async function endpointsOf(org: string): Promise<Array<{ id: string; url: string; event_types: string[] }>> {
+async function endpointsOf(
+	org: string,
+): Promise<Array<{ id: string; url: string; event_types: string[] }>> {
 	return (await orgs[org].client.get(`/orgs/${orgs[org].org.id}/webhooks`)).body;
 }
 
 /** Activates a trigger workflow and waits until its endpoint is registered in the API (n8n activates asynchronously). */
 async function activate(workflowId: string, org: string, webhookUrl: string): Promise<void> {
 	await client.api('POST', `/workflows/${workflowId}/activate`);
-	await waitFor('the trigger to register its endpoint', async () => (await endpointsOf(org)).some((endpoint) => endpoint.url === webhookUrl), 60_000, n8n.log);
+	await waitFor(
+		'the trigger to register its endpoint',
+		async () => (await endpointsOf(org)).some((endpoint) => endpoint.url === webhookUrl),
+		60_000,
+		n8n.log,
+	);
 }
 
 describe('bulk session creation on a schedule (examples/bulk-session-creation.json)', () => {
@@ -105,43 +146,58 @@ describe('bulk session creation on a schedule (examples/bulk-session-creation.js
 
 	beforeAll(async () => {
 		const labs = (await orgs.bulk.client.get('/labs')).body;
-		versionId = (await orgs.bulk.client.get(`/labs/${labs[0].id}/versions`)).body.find((v: { status: string }) => v.status === 'published').id;
+		versionId = (await orgs.bulk.client.get(`/labs/${labs[0].id}/versions`)).body.find(
+			(v: { status: string }) => v.status === 'published',
+		).id;
 		const credentialId = await credential('Training Lab bulk', proxy.url, orgs.bulk.api_key);
-		({ id: workflowId, workflow } = await importExample('bulk-session-creation', { YOUR_PUBLISHED_LAB_VERSION_ID: versionId, YOUR_CREDENTIAL_ID: credentialId }));
+		({ id: workflowId, workflow } = await importExample('bulk-session-creation', {
+			YOUR_PUBLISHED_LAB_VERSION_ID: versionId,
+			YOUR_CREDENTIAL_ID: credentialId,
+		}));
 	});
 
-	it('creates every one of the 150 sessions exactly once, waiting out the 429s, with no failed item', async () => {
-		proxy.exchanges.length = 0;
-		const execution = await runOnSchedule(workflow, workflowId);
-		const created = await sessions();
-		expect(created).toHaveLength(150);
-		expect(new Set(created.map((s: { title: string }) => s.title)).size).toBe(150);
-		const statuses = proxy.exchanges.map((e) => e.status);
-		expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
-		expect(proxy.exchanges.filter((e) => e.method === 'POST' && e.status === 201 && !e.replayed)).toHaveLength(150);
-		expect(execution.status).toBe('success');
-		const output = nodeOutput(execution, 'Create session');
-		expect(output).toHaveLength(150);
-		expect(output.filter((item) => item.error)).toEqual([]);
-	}, 10 * 60_000);
+	it(
+		'creates every one of the 150 sessions exactly once, waiting out the 429s, with no failed item',
+		async () => {
+			proxy.exchanges.length = 0;
+			const execution = await runOnSchedule(workflow, workflowId);
+			const created = await sessions();
+			expect(created).toHaveLength(150);
+			expect(new Set(created.map((s: { title: string }) => s.title)).size).toBe(150);
+			const statuses = proxy.exchanges.map((e) => e.status);
+			expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+			expect(
+				proxy.exchanges.filter((e) => e.method === 'POST' && e.status === 201 && !e.replayed),
+			).toHaveLength(150);
+			expect(execution.status).toBe('success');
+			const output = nodeOutput(execution, 'Create session');
+			expect(output).toHaveLength(150);
+			expect(output.filter((item) => item.error)).toEqual([]);
+		},
+		10 * 60_000,
+	);
 
-	it('run again with requests forced to retry (answers lost on the way back), still creates no duplicate', async () => {
-		proxy.exchanges.length = 0;
-		let postCount = 0;
-		proxy.lose = (req) => req.method === 'POST' && postCount++ % 7 === 0; // every 7th answer is lost
-		proxy.losses = 20;
-		const execution = await runOnSchedule(workflow, workflowId);
-		proxy.losses = 0;
-		expect(await sessions()).toHaveLength(150);
-		const answered = proxy.exchanges.filter((e) => e.method === 'POST' && e.status === 201);
-		const lost = answered.filter((e) => e.lost);
-		expect(lost.length).toBeGreaterThan(0);
-		expect(answered).toHaveLength(150 + lost.length); // each lost answer was asked for again
-		expect(answered.every((e) => e.replayed)).toBe(true); // and nothing new was created
-		expect(new Set(answered.map((e) => e.idempotencyKey)).size).toBe(150);
-		expect(execution.status).toBe('success');
-		expect(nodeOutput(execution, 'Create session').filter((item) => item.error)).toEqual([]);
-	}, 10 * 60_000);
+	it(
+		'run again with requests forced to retry (answers lost on the way back), still creates no duplicate',
+		async () => {
+			proxy.exchanges.length = 0;
+			let postCount = 0;
+			proxy.lose = (req) => req.method === 'POST' && postCount++ % 7 === 0; // every 7th answer is lost
+			proxy.losses = 20;
+			const execution = await runOnSchedule(workflow, workflowId);
+			proxy.losses = 0;
+			expect(await sessions()).toHaveLength(150);
+			const answered = proxy.exchanges.filter((e) => e.method === 'POST' && e.status === 201);
+			const lost = answered.filter((e) => e.lost);
+			expect(lost.length).toBeGreaterThan(0);
+			expect(answered).toHaveLength(150 + lost.length); // each lost answer was asked for again
+			expect(answered.every((e) => e.replayed)).toBe(true); // and nothing new was created
+			expect(new Set(answered.map((e) => e.idempotencyKey)).size).toBe(150);
+			expect(execution.status).toBe('success');
+			expect(nodeOutput(execution, 'Create session').filter((item) => item.error)).toEqual([]);
+		},
+		10 * 60_000,
+	);
 });
 
 describe('the trigger (examples/react-to-member-removal.json)', () => {
@@ -150,26 +206,43 @@ describe('the trigger (examples/react-to-member-removal.json)', () => {
 
 	beforeAll(async () => {
 		const credentialId = await credential('Training Lab people', api.url, orgs.people.api_key);
-		const { id, workflow } = await importExample('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });
+		const { id, workflow } = await importExample('react-to-member-removal', {
+			YOUR_CREDENTIAL_ID: credentialId,
+		});
 		workflowId = id;
 		webhookUrl = `${n8n.url}/webhook/${workflow.nodes[0].webhookId}/webhook`;
 		await activate(workflowId, 'people', webhookUrl);
 	}, 120_000);
 
 	it('registered exactly one endpoint for its URL with its events', async () => {
-		expect(await endpointsOf('people')).toEqual([expect.objectContaining({ url: webhookUrl, event_types: ['member.removed'] })]);
+		expect(await endpointsOf('people')).toEqual([
+			expect.objectContaining({ url: webhookUrl, event_types: ['member.removed'] }),
+		]);
 	});
 
-	it('removing a member through the API starts exactly one execution carrying the member\'s id and e-mail', async () => {
+	it("removing a member through the API starts exactly one execution carrying the member's id and e-mail", async () => {
 		const members = (await orgs.people.client.get(`/orgs/${orgs.people.org.id}/members`)).body;
 		const trainer = members.find((m: { role: string }) => m.role === 'trainer');
-		expect((await orgs.people.client.delete(`/orgs/${orgs.people.org.id}/members/${trainer.user_id}`)).status).toBe(204);
-		const [execution] = await waitFor('the execution', async () => {
-			const executions = await client.executions(workflowId);
-			return executions.length > 0 && executions[0].status === 'success' && executions;
-		}, 30_000, n8n.log);
+		expect(
+			(await orgs.people.client.delete(`/orgs/${orgs.people.org.id}/members/${trainer.user_id}`))
+				.status,
+		).toBe(204);
+		const [execution] = await waitFor(
+			'the execution',
+			async () => {
+				const executions = await client.executions(workflowId);
+				return executions.length > 0 && executions[0].status === 'success' && executions;
+			},
+			30_000,
+			n8n.log,
+		);
 		expect(nodeOutput(execution, 'Offboarding notice')).toEqual([
-			expect.objectContaining({ user_id: trainer.user_id, email: trainer.email, role: 'trainer', removed_by: 'people@e2e.test' }),
+			expect.objectContaining({
+				user_id: trainer.user_id,
+				email: trainer.email,
+				role: 'trainer',
+				removed_by: 'people@e2e.test',
+			}),
 		]);
 		await new Promise((resolve) => setTimeout(resolve, 2_000));
 		expect(await client.executions(workflowId)).toHaveLength(1);
@@ -177,14 +250,32 @@ describe('the trigger (examples/react-to-member-removal.json)', () => {
 
 	it('a forged delivery (no or a wrong signature) gets 401 and starts no execution', async () => {
 		const before = (await client.executions(workflowId)).length;
-		const body = JSON.stringify({ id: 'forged', type: 'member.removed', occurred_at: new Date().toISOString(), org_id: orgs.people.org.id, actor: 'mallory@x.test', data: {} });
-		const unsigned = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+		const body = JSON.stringify({
+			id: 'forged',
+			type: 'member.removed',
+			occurred_at: new Date().toISOString(),
+			org_id: orgs.people.org.id,
+			actor: 'mallory@x.test',
+			data: {},
+		});
+		const unsigned = await fetch(webhookUrl, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body,
+		});
 		expect(unsigned.status).toBe(401);
 		const timestamp = Math.floor(Date.now() / 1000);
-		const wrong = createHmac('sha256', Buffer.alloc(32, 7)).update(`forged.${timestamp}.${body}`).digest('base64');
+		const wrong = createHmac('sha256', Buffer.alloc(32, 7))
+			.update(`forged.${timestamp}.${body}`)
+			.digest('base64');
 		const forged = await fetch(webhookUrl, {
 			method: 'POST',
-			headers: { 'content-type': 'application/json', 'webhook-id': 'forged', 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${wrong}` },
+			headers: {
+				'content-type': 'application/json',
+				'webhook-id': 'forged',
+				'webhook-timestamp': String(timestamp),
+				'webhook-signature': `v1,${wrong}`,
+			},
 			body,
 		});
 		expect(forged.status).toBe(401);
@@ -194,7 +285,12 @@ describe('the trigger (examples/react-to-member-removal.json)', () => {
 
 	it('deactivating deletes the endpoint; activating twice in a row leaves exactly one', async () => {
 		await client.api('POST', `/workflows/${workflowId}/deactivate`);
-		await waitFor('the endpoint to be deleted', async () => (await endpointsOf('people')).length === 0, 30_000, n8n.log);
+		await waitFor(
+			'the endpoint to be deleted',
+			async () => (await endpointsOf('people')).length === 0,
+			30_000,
+			n8n.log,
+		);
 		await client.api('POST', `/workflows/${workflowId}/activate`);
 		await activate(workflowId, 'people', webhookUrl);
 		await new Promise((resolve) => setTimeout(resolve, 3_000)); // let any further activation work settle
@@ -205,50 +301,83 @@ describe('the trigger (examples/react-to-member-removal.json)', () => {
 describe('the trigger on organization closure (examples/react-to-organization-closure.json)', () => {
 	it('closing the organization starts exactly one execution carrying the closure', async () => {
 		const credentialId = await credential('Training Lab closing', api.url, orgs.closing.api_key);
-		const { id, workflow } = await importExample('react-to-organization-closure', { YOUR_CREDENTIAL_ID: credentialId });
+		const { id, workflow } = await importExample('react-to-organization-closure', {
+			YOUR_CREDENTIAL_ID: credentialId,
+		});
 		const webhookUrl = `${n8n.url}/webhook/${workflow.nodes[0].webhookId}/webhook`;
 		await activate(id, 'closing', webhookUrl);
 
 		const closed = (await orgs.closing.client.post(`/orgs/${orgs.closing.org.id}/close`)).body;
-		const [execution] = await waitFor('the execution', async () => {
-			const executions = await client.executions(id);
-			return executions.length > 0 && executions[0].status === 'success' && executions;
-		}, 30_000, n8n.log);
+		const [execution] = await waitFor(
+			'the execution',
+			async () => {
+				const executions = await client.executions(id);
+				return executions.length > 0 && executions[0].status === 'success' && executions;
+			},
+			30_000,
+			n8n.log,
+		);
 		expect(nodeOutput(execution, 'Closure record')).toEqual([
-			{ org_id: orgs.closing.org.id, name: 'E2E closing', slug: 'e2e-closing', closed_at: closed.closed_at, closed_by: 'closing@e2e.test' },
+			{
+				org_id: orgs.closing.org.id,
+				name: 'E2E closing',
+				slug: 'e2e-closing',
+				closed_at: closed.closed_at,
+				closed_by: 'closing@e2e.test',
+			},
 		]);
 		await new Promise((resolve) => setTimeout(resolve, 2_000));
 		expect(await client.executions(id)).toHaveLength(1);
 	}, 120_000);
 });
 
-describe('the credential test through n8n\'s own endpoint', () => {
+describe("the credential test through n8n's own endpoint", () => {
 	// n8n tests a stored credential (by id) with the data of the form.
 	async function test(apiKey: string): Promise<{ status: string; message: string }> {
 		const id = await credential(`Training Lab ${Math.random()}`, api.url, apiKey);
 		const data = { baseUrl: api.url, apiKey };
-		return (await client.rest('POST', '/rest/credentials/test', { credentials: { id, name: 'Training Lab', type: 'trainingLabApi', data } })) as { status: string; message: string };
+		return (await client.rest('POST', '/rest/credentials/test', {
+			credentials: { id, name: 'Training Lab', type: 'trainingLabApi', data },
+		})) as { status: string; message: string };
 	}
 
 	it('passes for a good key and fails for a revoked one', async () => {
-		const { id, key } = (await orgs.people.client.post(`/orgs/${orgs.people.org.id}/api-keys`, { name: 'for n8n', role: 'trainer' })).body;
+		const { id, key } = (
+			await orgs.people.client.post(`/orgs/${orgs.people.org.id}/api-keys`, {
+				name: 'for n8n',
+				role: 'trainer',
+			})
+		).body;
 		expect(await test(key)).toEqual({ status: 'OK', message: 'Connection successful!' });
 		await orgs.people.client.delete(`/orgs/${orgs.people.org.id}/api-keys/${id}`);
-		expect(await test(key)).toEqual({ status: 'Error', message: expect.stringMatching(/Unauthorized|401/) });
+		expect(await test(key)).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/Unauthorized|401/),
+		});
 	});
 });
 
 describe('the node types n8n loaded from the package', () => {
 	it('offers the action node, the trigger, and the action node as an AI tool (usableAsTool)', async () => {
-		const types = await client.editorJson<Array<{ name: string; displayName: string; properties: Array<{ name: string }> }>>('/types/nodes.json');
+		const types =
+			await client.editorJson<
+				Array<{ name: string; displayName: string; properties: Array<{ name: string }> }>
+			>('/types/nodes.json');
 		const ours = types.filter((type) => type.name.startsWith('n8n-nodes-traininglab.'));
 		expect(ours.map((type) => type.name).sort()).toEqual(
-			['n8n-nodes-traininglab.trainingLab', 'n8n-nodes-traininglab.trainingLabTool', 'n8n-nodes-traininglab.trainingLabTrigger'].sort(),
+			[
+				'n8n-nodes-traininglab.trainingLab',
+				'n8n-nodes-traininglab.trainingLabTool',
+				'n8n-nodes-traininglab.trainingLabTrigger',
+			].sort(),
 		);
 		const tool = ours.find((type) => type.name.endsWith('trainingLabTool'))!;
 		const node = ours.find((type) => type.name.endsWith('.trainingLab'))!;
 		// The tool variant is the action node with every resource and operation.
-		for (const property of ['resource', 'operation']) expect(tool.properties.map((p) => p.name)).toContain(property);
-		expect(tool.properties.filter((p) => p.name === 'operation')).toHaveLength(node.properties.filter((p) => p.name === 'operation').length);
+		for (const property of ['resource', 'operation'])
+			expect(tool.properties.map((p) => p.name)).toContain(property);
+		expect(tool.properties.filter((p) => p.name === 'operation')).toHaveLength(
+			node.properties.filter((p) => p.name === 'operation').length,
+		);
 	});
 });

@@ -18,7 +18,9 @@ describe('revocation during a burst', () => {
 	afterAll(() => server.stop());
 
 	it('no request sent after the revocation returned succeeds', async () => {
-		const { id, key } = (await org.admin.post(`/orgs/${org.id}/api-keys`, { name: 'burst', role: 'trainer' })).body;
+		const { id, key } = (
+			await org.admin.post(`/orgs/${org.id}/api-keys`, { name: 'burst', role: 'trainer' })
+		).body;
 		const client = org.admin.as(key);
 		const results: Array<{ sentAt: number; status: number }> = [];
 		let revokedAt = Infinity;
@@ -30,10 +32,16 @@ describe('revocation during a burst', () => {
 			}
 		};
 		const workers = Array.from({ length: 16 }, worker);
-		await eventually(() => results.filter((r) => r.status === 200).length > 10, 'the burst to be under way');
+		await eventually(
+			() => results.filter((r) => r.status === 200).length > 10,
+			'the burst to be under way',
+		);
 		expect((await org.admin.delete(`/orgs/${org.id}/api-keys/${id}`)).status).toBe(204);
 		revokedAt = performance.now();
-		await eventually(() => results.filter((r) => r.sentAt > revokedAt).length >= 32, 'requests sent after the revocation');
+		await eventually(
+			() => results.filter((r) => r.sentAt > revokedAt).length >= 32,
+			'requests sent after the revocation',
+		);
 		stop = true;
 		await Promise.all(workers);
 		const before = results.filter((r) => r.sentAt < revokedAt);
@@ -60,21 +68,31 @@ describe('faults', () => {
 		try {
 			let full = null;
 			for (let i = 0; i < 200 && !full; i++) {
-				const response = await org.trainer.post('/sessions', sessionInput(org, { title: `Fill ${i}` }));
+				const response = await org.trainer.post(
+					'/sessions',
+					sessionInput(org, { title: `Fill ${i}` }),
+				);
 				if (response.status === 500) full = response;
 				else expect(response.status).toBe(201);
 			}
-			expect(full?.body).toEqual({ error: { code: 'internal', message: 'An internal error occurred.' } });
+			expect(full?.body).toEqual({
+				error: { code: 'internal', message: 'An internal error occurred.' },
+			});
 			expect(server.db.pragma('integrity_check', { simple: true })).toBe('ok');
 			expect((await org.trainer.get('/me')).status).toBe(200); // reads go on
 		} finally {
 			server.db.pragma('max_page_count = 4294967294');
 		}
-		const recovered = await org.trainer.post('/sessions', sessionInput(org, { title: 'After the disk was freed' }));
+		const recovered = await org.trainer.post(
+			'/sessions',
+			sessionInput(org, { title: 'After the disk was freed' }),
+		);
 		expect(recovered.status).toBe(201);
 		const sessions = (await org.trainer.getAll('/sessions')).items;
 		expect(sessions.length).toBeGreaterThan(before);
-		const events = server.db.prepare("SELECT count(*) AS n FROM events WHERE org_id = ? AND type = 'session.created'").get(org.id) as { n: number };
+		const events = server.db
+			.prepare("SELECT count(*) AS n FROM events WHERE org_id = ? AND type = 'session.created'")
+			.get(org.id) as { n: number };
 		expect(events.n).toBe(sessions.length); // every committed session has its event, no half-written change
 	});
 
@@ -83,7 +101,9 @@ describe('faults', () => {
 		try {
 			const refused = await org.trainer.post('/sessions', sessionInput(org));
 			expect(refused.status).toBe(500);
-			expect(refused.body).toEqual({ error: { code: 'internal', message: 'An internal error occurred.' } });
+			expect(refused.body).toEqual({
+				error: { code: 'internal', message: 'An internal error occurred.' },
+			});
 			expect((await org.trainer.get('/sessions?limit=1')).status).toBe(200);
 		} finally {
 			server.db.pragma('query_only = OFF');
@@ -98,15 +118,28 @@ describe('SIGKILL during writes', () => {
 		const dir = mkdtempSync(join(tmpdir(), 'traininglab-kill-'));
 		const env = { DATABASE_PATH: join(dir, 'db.sqlite'), RATE_LIMIT_REQUESTS: '100000000' };
 		try {
-			const boot = JSON.parse(npmRun('bootstrap', ['--org', 'Kill Org', '--email', 'k@kill.test', '--name', 'K', '--demo'], env).stdout.trim().split('\n').at(-1)!);
+			const boot = JSON.parse(
+				npmRun(
+					'bootstrap',
+					['--org', 'Kill Org', '--email', 'k@kill.test', '--name', 'K', '--demo'],
+					env,
+				)
+					.stdout.trim()
+					.split('\n')
+					.at(-1)!,
+			);
 			const server = await spawnServer(env);
 			const client = new ApiClient(server.url, boot.api_key);
-			const versionId = (await client.get(`/labs/${(await client.get('/labs')).body[0].id}/versions`)).body[0].id;
+			const versionId = (
+				await client.get(`/labs/${(await client.get('/labs')).body[0].id}/versions`)
+			).body[0].id;
 			const acknowledged: string[] = [];
 			let running = true;
 			const writer = async (n: number) => {
 				for (let i = 0; running; i++) {
-					const response = await client.post('/sessions', { title: `W${n}-${i}`, lab_version_id: versionId, capacity: 3 }).catch(() => null);
+					const response = await client
+						.post('/sessions', { title: `W${n}-${i}`, lab_version_id: versionId, capacity: 3 })
+						.catch(() => null);
 					if (!response) return;
 					if (response.status === 201) {
 						acknowledged.push(response.body.id);
@@ -124,9 +157,26 @@ describe('SIGKILL during writes', () => {
 			const db = new Database(env.DATABASE_PATH);
 			expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
 			expect(db.pragma('foreign_key_check')).toEqual([]);
-			const sessions = db.prepare('SELECT id, state FROM sessions').all() as Array<{ id: string; state: string }>;
-			const created = new Set(db.prepare("SELECT json_extract(data, '$.session_id') FROM events WHERE type = 'session.created'").pluck().all());
-			const started = new Set(db.prepare("SELECT json_extract(data, '$.session_id') FROM events WHERE type = 'session.started'").pluck().all());
+			const sessions = db.prepare('SELECT id, state FROM sessions').all() as Array<{
+				id: string;
+				state: string;
+			}>;
+			const created = new Set(
+				db
+					.prepare(
+						"SELECT json_extract(data, '$.session_id') FROM events WHERE type = 'session.created'",
+					)
+					.pluck()
+					.all(),
+			);
+			const started = new Set(
+				db
+					.prepare(
+						"SELECT json_extract(data, '$.session_id') FROM events WHERE type = 'session.started'",
+					)
+					.pluck()
+					.all(),
+			);
 			expect(acknowledged.length).toBeGreaterThan(50);
 			expect(acknowledged.filter((id) => !sessions.some((s) => s.id === id))).toEqual([]);
 			// Each change and its event commit together: no session without its event, no event without its change.
@@ -136,7 +186,9 @@ describe('SIGKILL during writes', () => {
 			db.close();
 
 			const restarted = await spawnServer(env);
-			expect((await new ApiClient(restarted.url, boot.api_key).getAll('/sessions?limit=200')).items).toHaveLength(sessions.length);
+			expect(
+				(await new ApiClient(restarted.url, boot.api_key).getAll('/sessions?limit=200')).items,
+			).toHaveLength(sessions.length);
 			restarted.child.kill('SIGTERM');
 			expect(await restarted.exited).toBe(0);
 		} finally {

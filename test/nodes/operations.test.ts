@@ -9,34 +9,79 @@ beforeAll(async () => {
 	org = await createOrg(server, 'Node Org');
 });
 afterAll(() => server.stop());
-const run = nodeRunner(() => server, () => org);
+const run = nodeRunner(
+	() => server,
+	() => org,
+);
 
 describe('Training Lab node operations', () => {
-	it('Identity → Get returns the key\'s user, organization and role', async () => {
+	it("Identity → Get returns the key's user, organization and role", async () => {
 		const result = await run({ resource: 'identity', operation: 'get' });
 		expect(json(result)).toEqual([(await org.admin.get('/me')).body]);
 		expect(result.items[0].pairedItem).toEqual({ item: 0 });
 	});
 
 	it('Member → Add, Get Many, Update Role and Remove', async () => {
-		const added = json(await run({ resource: 'member', operation: 'add', email: 'Grace@Node.test', name: 'Grace', role: 'trainer' }))[0];
-		expect(added).toEqual({ user_id: expect.any(String), email: 'grace@node.test', name: 'Grace', role: 'trainer' });
+		const added = json(
+			await run({
+				resource: 'member',
+				operation: 'add',
+				email: 'Grace@Node.test',
+				name: 'Grace',
+				role: 'trainer',
+			}),
+		)[0];
+		expect(added).toEqual({
+			user_id: expect.any(String),
+			email: 'grace@node.test',
+			name: 'Grace',
+			role: 'trainer',
+		});
 
 		const members = json(await run({ resource: 'member', operation: 'getAll', returnAll: true }));
 		expect(members).toEqual((await org.admin.get(`/orgs/${org.id}/members`)).body);
 
-		const promoted = json(await run({ resource: 'member', operation: 'updateRole', member: fromList(added.user_id as string), role: 'admin' }));
+		const promoted = json(
+			await run({
+				resource: 'member',
+				operation: 'updateRole',
+				member: fromList(added.user_id as string),
+				role: 'admin',
+			}),
+		);
 		expect(promoted).toEqual([{ ...added, role: 'admin' }]);
 
-		const removed = json(await run({ resource: 'member', operation: 'remove', member: byId(added.user_id as string) }));
+		const removed = json(
+			await run({ resource: 'member', operation: 'remove', member: byId(added.user_id as string) }),
+		);
 		expect(removed).toEqual([{ removed: true, user_id: added.user_id }]);
-		expect((await org.admin.get(`/orgs/${org.id}/members`)).body.map((m: { user_id: string }) => m.user_id)).not.toContain(added.user_id);
+		expect(
+			(await org.admin.get(`/orgs/${org.id}/members`)).body.map(
+				(m: { user_id: string }) => m.user_id,
+			),
+		).not.toContain(added.user_id);
 	});
 
 	it('Activity Event → Get Many returns the newest events, flattened when simplified', async () => {
-		const events = json(await run({ resource: 'activityEvent', operation: 'getAll', returnAll: false, limit: 3, simplify: false }));
+		const events = json(
+			await run({
+				resource: 'activityEvent',
+				operation: 'getAll',
+				returnAll: false,
+				limit: 3,
+				simplify: false,
+			}),
+		);
 		expect(events).toEqual((await org.admin.get(`/orgs/${org.id}/events?limit=3`)).body);
-		const simple = json(await run({ resource: 'activityEvent', operation: 'getAll', returnAll: false, limit: 1, simplify: true }))[0];
+		const simple = json(
+			await run({
+				resource: 'activityEvent',
+				operation: 'getAll',
+				returnAll: false,
+				limit: 1,
+				simplify: true,
+			}),
+		)[0];
 		const { data, ...rest } = events[0] as { data: object };
 		expect(simple).toEqual({ ...data, ...rest });
 	});
@@ -55,69 +100,180 @@ describe('Training Lab node operations', () => {
 				{ timezone: 'Europe/Berlin' },
 			),
 		)[0];
-		expect(created).toMatchObject({ title: 'Pods 101', state: 'scheduled', capacity: 12, starts_at: '2026-12-01T08:00:00.000Z', lab_version_id: org.publishedVersionId });
+		expect(created).toMatchObject({
+			title: 'Pods 101',
+			state: 'scheduled',
+			capacity: 12,
+			starts_at: '2026-12-01T08:00:00.000Z',
+			lab_version_id: org.publishedVersionId,
+		});
 		const session = byId(created.id as string);
 
-		expect(json(await run({ resource: 'session', operation: 'get', session }))).toEqual([{ ...created, participants: 0 }]);
+		expect(json(await run({ resource: 'session', operation: 'get', session }))).toEqual([
+			{ ...created, participants: 0 },
+		]);
 		const all = json(await run({ resource: 'session', operation: 'getAll', returnAll: true }));
 		expect(all.map((s) => s.id)).toContain(created.id);
 
-		const { join_code } = json(await run({ resource: 'session', operation: 'rotateJoinCode', session }))[0];
+		const { join_code } = json(
+			await run({ resource: 'session', operation: 'rotateJoinCode', session }),
+		)[0];
 		expect(join_code).toMatch(/^[A-Z2-9]{8}$/);
-		const joined = json(await run({ resource: 'participant', operation: 'join', joinCode: join_code, email: 'p@node.test', name: 'P' }))[0];
-		expect(joined).toEqual({ session_id: created.id, participant: expect.objectContaining({ email: 'p@node.test', name: 'P' }) });
+		const joined = json(
+			await run({
+				resource: 'participant',
+				operation: 'join',
+				joinCode: join_code,
+				email: 'p@node.test',
+				name: 'P',
+			}),
+		)[0];
+		expect(joined).toEqual({
+			session_id: created.id,
+			participant: expect.objectContaining({ email: 'p@node.test', name: 'P' }),
+		});
 
-		expect(json(await run({ resource: 'session', operation: 'start', session }))[0]).toMatchObject({ state: 'running', participants: 1 });
-		expect(json(await run({ resource: 'session', operation: 'end', session }))[0]).toMatchObject({ state: 'ended' });
-		expect(json(await run({ resource: 'session', operation: 'delete', session }))).toEqual([{ deleted: true, id: created.id }]);
+		expect(json(await run({ resource: 'session', operation: 'start', session }))[0]).toMatchObject({
+			state: 'running',
+			participants: 1,
+		});
+		expect(json(await run({ resource: 'session', operation: 'end', session }))[0]).toMatchObject({
+			state: 'ended',
+		});
+		expect(json(await run({ resource: 'session', operation: 'delete', session }))).toEqual([
+			{ deleted: true, id: created.id },
+		]);
 		expect((await org.admin.get(`/sessions/${created.id}`)).status).toBe(404);
 	});
 
 	it('Lab → Create and Get Many; Lab Version → Create, Get Many and Publish', async () => {
-		const lab = json(await run({ resource: 'lab', operation: 'create', name: 'Networking', tier: 'vm' }))[0];
-		expect(lab).toEqual({ id: expect.any(String), name: 'Networking', tier: 'vm', created_at: expect.any(String) });
-		expect(json(await run({ resource: 'lab', operation: 'getAll', returnAll: true })).map((l) => l.name)).toContain('Networking');
+		const lab = json(
+			await run({ resource: 'lab', operation: 'create', name: 'Networking', tier: 'vm' }),
+		)[0];
+		expect(lab).toEqual({
+			id: expect.any(String),
+			name: 'Networking',
+			tier: 'vm',
+			created_at: expect.any(String),
+		});
+		expect(
+			json(await run({ resource: 'lab', operation: 'getAll', returnAll: true })).map((l) => l.name),
+		).toContain('Networking');
 
-		const draft = json(await run({ resource: 'labVersion', operation: 'create', lab: fromList(lab.id as string) }))[0];
+		const draft = json(
+			await run({ resource: 'labVersion', operation: 'create', lab: fromList(lab.id as string) }),
+		)[0];
 		expect(draft).toMatchObject({ lab_id: lab.id, version: 1, status: 'draft' });
-		const published = json(await run({ resource: 'labVersion', operation: 'publish', lab: byId(lab.id as string), labVersion: fromList(draft.id as string) }))[0];
-		expect(published).toMatchObject({ id: draft.id, status: 'published', published_at: expect.any(String) });
-		expect(json(await run({ resource: 'labVersion', operation: 'getAll', lab: byId(lab.id as string), returnAll: true }))).toEqual([published]);
+		const published = json(
+			await run({
+				resource: 'labVersion',
+				operation: 'publish',
+				lab: byId(lab.id as string),
+				labVersion: fromList(draft.id as string),
+			}),
+		)[0];
+		expect(published).toMatchObject({
+			id: draft.id,
+			status: 'published',
+			published_at: expect.any(String),
+		});
+		expect(
+			json(
+				await run({
+					resource: 'labVersion',
+					operation: 'getAll',
+					lab: byId(lab.id as string),
+					returnAll: true,
+				}),
+			),
+		).toEqual([published]);
 	});
 
 	it('API Key → Create (the key shown once), Get Many and Revoke', async () => {
-		const created = json(await run({ resource: 'apiKey', operation: 'create', name: 'From n8n', role: 'trainer' }))[0];
+		const created = json(
+			await run({ resource: 'apiKey', operation: 'create', name: 'From n8n', role: 'trainer' }),
+		)[0];
 		expect(created.key).toMatch(/^tlk_/);
 		const listed = json(await run({ resource: 'apiKey', operation: 'getAll', returnAll: true }));
 		expect(listed.find((k) => k.id === created.id)).toEqual({ ...created, key: undefined });
 		expect(JSON.stringify(listed)).not.toContain(created.key);
 
-		expect(json(await run({ resource: 'apiKey', operation: 'revoke', keyId: created.id }))).toEqual([{ revoked: true, id: created.id }]);
+		expect(json(await run({ resource: 'apiKey', operation: 'revoke', keyId: created.id }))).toEqual(
+			[{ revoked: true, id: created.id }],
+		);
 		expect((await org.admin.as(created.key as string).get('/me')).status).toBe(401);
 	});
 
 	it('Webhook → Create, Get Many, Get Deliveries and Delete', async () => {
 		const created = json(
-			await run({ resource: 'webhook', operation: 'create', url: 'http://127.0.0.1:9/n8n', eventTypes: ['member.removed', 'org.closed'], additionalFields: { description: 'Ops' } }),
+			await run({
+				resource: 'webhook',
+				operation: 'create',
+				url: 'http://127.0.0.1:9/n8n',
+				eventTypes: ['member.removed', 'org.closed'],
+				additionalFields: { description: 'Ops' },
+			}),
 		)[0];
-		expect(created).toMatchObject({ url: 'http://127.0.0.1:9/n8n', event_types: ['member.removed', 'org.closed'], description: 'Ops', secret: expect.stringMatching(/^whsec_/) });
-		expect(json(await run({ resource: 'webhook', operation: 'getAll', returnAll: true }))).toEqual([{ ...created, secret: undefined }]);
+		expect(created).toMatchObject({
+			url: 'http://127.0.0.1:9/n8n',
+			event_types: ['member.removed', 'org.closed'],
+			description: 'Ops',
+			secret: expect.stringMatching(/^whsec_/),
+		});
+		expect(json(await run({ resource: 'webhook', operation: 'getAll', returnAll: true }))).toEqual([
+			{ ...created, secret: undefined },
+		]);
 
 		await org.admin.delete(`/orgs/${org.id}/members/${org.trainerUserId}`);
-		const deliveries = json(await run({ resource: 'webhook', operation: 'getDeliveries', webhookId: created.id, returnAll: true, simplify: false }));
-		expect(deliveries).toEqual([expect.objectContaining({ event_type: 'member.removed', event_id: expect.any(String) })]);
-		const simple = json(await run({ resource: 'webhook', operation: 'getDeliveries', webhookId: created.id, returnAll: true, simplify: true }));
-		expect(Object.keys(simple[0]).sort()).toEqual(['attempts', 'event_type', 'id', 'last_status_code', 'status']);
+		const deliveries = json(
+			await run({
+				resource: 'webhook',
+				operation: 'getDeliveries',
+				webhookId: created.id,
+				returnAll: true,
+				simplify: false,
+			}),
+		);
+		expect(deliveries).toEqual([
+			expect.objectContaining({ event_type: 'member.removed', event_id: expect.any(String) }),
+		]);
+		const simple = json(
+			await run({
+				resource: 'webhook',
+				operation: 'getDeliveries',
+				webhookId: created.id,
+				returnAll: true,
+				simplify: true,
+			}),
+		);
+		expect(Object.keys(simple[0]).sort()).toEqual([
+			'attempts',
+			'event_type',
+			'id',
+			'last_status_code',
+			'status',
+		]);
 
-		expect(json(await run({ resource: 'webhook', operation: 'get', webhookId: created.id }))).toEqual([{ ...created, secret: undefined }]);
-		expect(json(await run({ resource: 'webhook', operation: 'delete', webhookId: created.id }))).toEqual([{ deleted: true, id: created.id }]);
+		expect(
+			json(await run({ resource: 'webhook', operation: 'get', webhookId: created.id })),
+		).toEqual([{ ...created, secret: undefined }]);
+		expect(
+			json(await run({ resource: 'webhook', operation: 'delete', webhookId: created.id })),
+		).toEqual([{ deleted: true, id: created.id }]);
 		expect((await org.admin.get(`/orgs/${org.id}/webhooks`)).body).toEqual([]);
 	});
 
 	it('Organization → Close closes the organization of the key', async () => {
 		const doomed = await createOrg(server);
-		const closed = json(await run({ resource: 'organization', operation: 'close' }, { key: doomed.admin.key! }))[0];
-		expect(closed).toEqual({ id: doomed.id, name: expect.any(String), slug: doomed.slug, closed_at: expect.any(String) });
+		const closed = json(
+			await run({ resource: 'organization', operation: 'close' }, { key: doomed.admin.key! }),
+		)[0];
+		expect(closed).toEqual({
+			id: doomed.id,
+			name: expect.any(String),
+			slug: doomed.slug,
+			closed_at: expect.any(String),
+		});
 		expect((await doomed.admin.get('/me')).status).toBe(401);
 	});
 });

@@ -31,17 +31,29 @@ const createSession = (title: string, extra: Record<string, unknown> = {}) => ({
 	additionalFields: {},
 	...extra,
 });
-const sessionsTitled = (title: string) => (server.db.prepare('SELECT count(*) AS n FROM sessions WHERE title = ?').get(title) as { n: number }).n;
+const sessionsTitled = (title: string) =>
+	(
+		server.db.prepare('SELECT count(*) AS n FROM sessions WHERE title = ?').get(title) as {
+			n: number;
+		}
+	).n;
 
 describe('paging', () => {
 	let pagingOrg: TestOrg;
 	beforeAll(async () => {
 		pagingOrg = await createOrg(server);
-		for (let i = 0; i < 450; i++) server.services.sessions.create({ orgId: pagingOrg.id, userId: pagingOrg.adminUserId, email: 'a@x', role: 'admin' }, { title: `S${i}`, lab_version_id: pagingOrg.publishedVersionId, capacity: 5 });
+		for (let i = 0; i < 450; i++)
+			server.services.sessions.create(
+				{ orgId: pagingOrg.id, userId: pagingOrg.adminUserId, email: 'a@x', role: 'admin' },
+				{ title: `S${i}`, lab_version_id: pagingOrg.publishedVersionId, capacity: 5 },
+			);
 	});
 
 	it('Return All follows the Link header across pages and returns every item once', async () => {
-		const result = await runTrainingLab({ resource: 'session', operation: 'getAll', returnAll: true }, { credentials: viaProxy(pagingOrg.admin.key!) });
+		const result = await runTrainingLab(
+			{ resource: 'session', operation: 'getAll', returnAll: true },
+			{ credentials: viaProxy(pagingOrg.admin.key!) },
+		);
 		const titles = json(result).map((s) => s.title);
 		expect(titles).toHaveLength(450);
 		expect(new Set(titles).size).toBe(450);
@@ -51,13 +63,19 @@ describe('paging', () => {
 	});
 
 	it('Limit returns exactly that many items, asking for no more than needed', async () => {
-		const result = await runTrainingLab({ resource: 'session', operation: 'getAll', returnAll: false, limit: 7 }, { credentials: viaProxy(pagingOrg.admin.key!) });
+		const result = await runTrainingLab(
+			{ resource: 'session', operation: 'getAll', returnAll: false, limit: 7 },
+			{ credentials: viaProxy(pagingOrg.admin.key!) },
+		);
 		expect(json(result).map((s) => s.title)).toEqual(['S0', 'S1', 'S2', 'S3', 'S4', 'S5', 'S6']);
 		expect(proxy.exchanges.map((e) => e.path)).toEqual(['/api/v1/sessions?limit=7']);
 	});
 
 	it('Limit above one page size collects several pages', async () => {
-		const result = await runTrainingLab({ resource: 'session', operation: 'getAll', returnAll: false, limit: 250 }, { credentials: viaProxy(pagingOrg.admin.key!) });
+		const result = await runTrainingLab(
+			{ resource: 'session', operation: 'getAll', returnAll: false, limit: 250 },
+			{ credentials: viaProxy(pagingOrg.admin.key!) },
+		);
 		expect(json(result)).toHaveLength(250);
 		expect(proxy.exchanges).toHaveLength(2);
 	});
@@ -66,8 +84,17 @@ describe('paging', () => {
 describe('the organisation', () => {
 	it('is fetched with GET /me once per execution, whatever the number of items', async () => {
 		const result = await runTrainingLab(
-			{ resource: 'member', operation: 'add', email: '={{ $json.email }}', name: 'Someone', role: 'trainer' },
-			{ credentials: viaProxy(), input: [{ email: 'one@x.test' }, { email: 'two@x.test' }, { email: 'three@x.test' }] },
+			{
+				resource: 'member',
+				operation: 'add',
+				email: '={{ $json.email }}',
+				name: 'Someone',
+				role: 'trainer',
+			},
+			{
+				credentials: viaProxy(),
+				input: [{ email: 'one@x.test' }, { email: 'two@x.test' }, { email: 'three@x.test' }],
+			},
 		);
 		expect(json(result).map((m) => m.email)).toEqual(['one@x.test', 'two@x.test', 'three@x.test']);
 		expect(proxy.exchanges.filter((e) => e.path === '/api/v1/me')).toHaveLength(1);
@@ -77,9 +104,15 @@ describe('the organisation', () => {
 
 describe('idempotent creates', () => {
 	it('send an Idempotency-Key derived from the execution, node and item', async () => {
-		await runTrainingLab(createSession('={{ $json.title }}'), { credentials: viaProxy(), input: [{ title: 'K1' }, { title: 'K2' }] });
+		await runTrainingLab(createSession('={{ $json.title }}'), {
+			credentials: viaProxy(),
+			input: [{ title: 'K1' }, { title: 'K2' }],
+		});
 		const keys = proxy.exchanges.filter((e) => e.method === 'POST').map((e) => e.idempotencyKey);
-		expect(keys).toEqual([expect.stringMatching(/^n8n-[A-Za-z0-9_-]{43}$/), expect.stringMatching(/^n8n-/)]);
+		expect(keys).toEqual([
+			expect.stringMatching(/^n8n-[A-Za-z0-9_-]{43}$/),
+			expect.stringMatching(/^n8n-/),
+		]);
 		expect(keys[0]).not.toBe(keys[1]);
 	});
 
@@ -111,7 +144,9 @@ describe('idempotent creates', () => {
 	});
 
 	it('honour a user-given Idempotency Key across executions', async () => {
-		const parameters = createSession('From my list', { additionalFields: { idempotencyKey: 'source-row-42' } });
+		const parameters = createSession('From my list', {
+			additionalFields: { idempotencyKey: 'source-row-42' },
+		});
 		const first = await runTrainingLab(parameters, { credentials: viaProxy() });
 		const second = await runTrainingLab(parameters, { credentials: viaProxy() });
 		expect(json(second)).toEqual(json(first));
@@ -121,16 +156,28 @@ describe('idempotent creates', () => {
 	it('a read whose answer was lost is simply asked again', async () => {
 		proxy.lose = (req) => req.method === 'GET';
 		proxy.losses = 1;
-		const result = await runTrainingLab({ resource: 'identity', operation: 'get' }, { credentials: viaProxy() });
+		const result = await runTrainingLab(
+			{ resource: 'identity', operation: 'get' },
+			{ credentials: viaProxy() },
+		);
 		expect(result.error).toBeUndefined();
 		expect(proxy.exchanges.filter((e) => e.path === '/api/v1/me')).toHaveLength(2);
 	});
 
 	it('an action without Idempotency-Key whose answer was lost is not repeated blindly', async () => {
-		const session = (await org.admin.post('/sessions', { title: 'Start once', lab_version_id: org.publishedVersionId, capacity: 5 })).body;
+		const session = (
+			await org.admin.post('/sessions', {
+				title: 'Start once',
+				lab_version_id: org.publishedVersionId,
+				capacity: 5,
+			})
+		).body;
 		proxy.lose = (req) => req.method === 'POST';
 		proxy.losses = 1;
-		const result = await runTrainingLab({ resource: 'session', operation: 'start', session: byId(session.id) }, { credentials: viaProxy() });
+		const result = await runTrainingLab(
+			{ resource: 'session', operation: 'start', session: byId(session.id) },
+			{ credentials: viaProxy() },
+		);
 		expect(result.error).toMatchObject({ name: 'NodeApiError' });
 		expect(proxy.exchanges.filter((e) => e.method === 'POST')).toHaveLength(1);
 		expect((await org.admin.get(`/sessions/${session.id}`)).body.state).toBe('running');
@@ -138,11 +185,14 @@ describe('idempotent creates', () => {
 });
 
 describe('errors', () => {
-	it('become a NodeApiError with the API\'s message, code, status and the item index', async () => {
-		const result = await runTrainingLab(createSession('={{ $json.title }}', { labVersion: byId(org.draftVersionId) }), {
-			credentials: viaProxy(),
-			input: [{ title: 'Draft' }],
-		});
+	it("become a NodeApiError with the API's message, code, status and the item index", async () => {
+		const result = await runTrainingLab(
+			createSession('={{ $json.title }}', { labVersion: byId(org.draftVersionId) }),
+			{
+				credentials: viaProxy(),
+				input: [{ title: 'Draft' }],
+			},
+		);
 		expect(result.error).toMatchObject({
 			name: 'NodeApiError',
 			message: expect.stringMatching(/draft; publish it first/),
@@ -153,10 +203,16 @@ describe('errors', () => {
 	});
 
 	it('name the item that failed when others came before it', async () => {
-		const result = await runTrainingLab(createSession('={{ $json.title }}', { capacity: '={{ $json.capacity }}' }), {
-			credentials: viaProxy(),
-			input: [{ title: 'Fine', capacity: 5 }, { title: 'Broken', capacity: 0 }],
-		});
+		const result = await runTrainingLab(
+			createSession('={{ $json.title }}', { capacity: '={{ $json.capacity }}' }),
+			{
+				credentials: viaProxy(),
+				input: [
+					{ title: 'Fine', capacity: 5 },
+					{ title: 'Broken', capacity: 0 },
+				],
+			},
+		);
 		expect(result.error).toMatchObject({
 			httpCode: '400',
 			message: expect.stringMatching(/capacity/),
@@ -166,17 +222,24 @@ describe('errors', () => {
 	});
 
 	it('with Continue On Fail become an error item paired with the bad item, while the others succeed', async () => {
-		const result = await runTrainingLab(createSession('={{ $json.title }}', { capacity: '={{ $json.capacity }}' }), {
-			credentials: viaProxy(),
-			input: [
-				{ title: 'First', capacity: 5 },
-				{ title: 'Too big', capacity: 5000 },
-				{ title: 'Third', capacity: 7 },
-			],
-			settings: { continueOnFail: true },
-		});
+		const result = await runTrainingLab(
+			createSession('={{ $json.title }}', { capacity: '={{ $json.capacity }}' }),
+			{
+				credentials: viaProxy(),
+				input: [
+					{ title: 'First', capacity: 5 },
+					{ title: 'Too big', capacity: 5000 },
+					{ title: 'Third', capacity: 7 },
+				],
+				settings: { continueOnFail: true },
+			},
+		);
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(result.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
 		expect(result.items[0].json).toMatchObject({ title: 'First' });
 		expect(result.items[1].json).toEqual({
 			error: expect.stringMatching(/capacity.*1000/),
@@ -189,10 +252,16 @@ describe('errors', () => {
 	});
 
 	it('for an unreachable server fail with a clear message, after the transport retries', async () => {
-		const result = await runTrainingLab({ resource: 'session', operation: 'getAll', returnAll: true }, {
-			credentials: { baseUrl: 'http://127.0.0.1:9/api/v1', apiKey: org.admin.key! },
+		const result = await runTrainingLab(
+			{ resource: 'session', operation: 'getAll', returnAll: true },
+			{
+				credentials: { baseUrl: 'http://127.0.0.1:9/api/v1', apiKey: org.admin.key! },
+			},
+		);
+		expect(result.error).toMatchObject({
+			name: 'NodeApiError',
+			message: expect.stringMatching(/ECONNREFUSED|refused/i),
 		});
-		expect(result.error).toMatchObject({ name: 'NodeApiError', message: expect.stringMatching(/ECONNREFUSED|refused/i) });
 	});
 });
 
@@ -211,14 +280,25 @@ describe('rate limiting', () => {
 	});
 
 	it('waits out every 429 for Retry-After seconds and succeeds', async () => {
-		const admin = { orgId: limitedOrg.id, userId: limitedOrg.adminUserId, email: 'admin@x', role: 'admin' as const };
+		const admin = {
+			orgId: limitedOrg.id,
+			userId: limitedOrg.adminUserId,
+			email: 'admin@x',
+			role: 'admin' as const,
+		};
 		const session = limited.services.sessions.create(admin, sessionInput(limitedOrg));
 		// A key of its own: its budget is untouched by the fixture's requests.
-		const { key } = limited.services.apiKeys.create(admin, { name: `burst ${Math.random()}`, role: 'admin' });
+		const { key } = limited.services.apiKeys.create(admin, {
+			name: `burst ${Math.random()}`,
+			role: 'admin',
+		});
 		limitedProxy.exchanges.length = 0;
 		const result = await runTrainingLab(
 			{ resource: 'session', operation: 'get', session: byId(session.id) },
-			{ credentials: { baseUrl: limitedProxy.url, apiKey: key }, input: Array.from({ length: 8 }, () => ({})) },
+			{
+				credentials: { baseUrl: limitedProxy.url, apiKey: key },
+				input: Array.from({ length: 8 }, () => ({})),
+			},
 		);
 		expect(result.error).toBeUndefined();
 		expect(json(result).map((s) => s.id)).toEqual(Array(8).fill(session.id));
@@ -227,11 +307,22 @@ describe('rate limiting', () => {
 		expect(statuses.filter((s) => s === 200)).toHaveLength(8);
 	});
 
-	it('gives up after the configured number of retries with the API\'s rate_limited error', async () => {
+	it("gives up after the configured number of retries with the API's rate_limited error", async () => {
 		const result = await runTrainingLab(
-			{ resource: 'session', operation: 'getAll', returnAll: true, requestOptions: { maxRateLimitRetries: 0 } },
-			{ credentials: { baseUrl: limited.url, apiKey: limitedOrg.trainer.key! }, input: Array.from({ length: 5 }, () => ({})) },
+			{
+				resource: 'session',
+				operation: 'getAll',
+				returnAll: true,
+				requestOptions: { maxRateLimitRetries: 0 },
+			},
+			{
+				credentials: { baseUrl: limited.url, apiKey: limitedOrg.trainer.key! },
+				input: Array.from({ length: 5 }, () => ({})),
+			},
 		);
-		expect(result.error).toMatchObject({ httpCode: '429', context: expect.objectContaining({ apiCode: 'rate_limited' }) });
+		expect(result.error).toMatchObject({
+			httpCode: '429',
+			context: expect.objectContaining({ apiCode: 'rate_limited' }),
+		});
 	});
 });

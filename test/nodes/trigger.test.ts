@@ -7,7 +7,10 @@ import { TriggerHarness } from './support/trigger';
 
 let server: TestServer;
 beforeAll(async () => {
-	server = await startTestServer({ WEBHOOK_ALLOW_INSECURE_URLS: 'true', RATE_LIMIT_REQUESTS: '100000' });
+	server = await startTestServer({
+		WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+		RATE_LIMIT_REQUESTS: '100000',
+	});
 });
 afterAll(() => server.stop());
 
@@ -15,11 +18,19 @@ let org: TestOrg;
 let harness: TriggerHarness;
 beforeEach(async () => {
 	org = await createOrg(server);
-	harness = await TriggerHarness.start({ baseUrl: server.url, apiKey: org.admin.key! }, ['member.removed', 'org.closed']);
+	harness = await TriggerHarness.start({ baseUrl: server.url, apiKey: org.admin.key! }, [
+		'member.removed',
+		'org.closed',
+	]);
 });
 afterEach(() => harness.stop());
 
-const endpoints = async () => (await org.admin.get(`/orgs/${org.id}/webhooks`)).body as Array<{ id: string; url: string; event_types: string[] }>;
+const endpoints = async () =>
+	(await org.admin.get(`/orgs/${org.id}/webhooks`)).body as Array<{
+		id: string;
+		url: string;
+		event_types: string[];
+	}>;
 
 function sign(secret: string, id: string, timestamp: number, body: string): string {
 	const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
@@ -27,7 +38,11 @@ function sign(secret: string, id: string, timestamp: number, body: string): stri
 }
 
 async function post(body: string, headers: Record<string, string>) {
-	const response = await fetch(harness.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+	const response = await fetch(harness.webhookUrl, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', ...headers },
+		body,
+	});
 	return { status: response.status, body: await response.json() };
 }
 
@@ -35,9 +50,17 @@ describe('Training Lab Trigger lifecycle', () => {
 	it('create registers exactly one endpoint for its URL with the chosen events, and keeps its id and secret', async () => {
 		expect(await harness.run('checkExists')).toBe(false);
 		await harness.activate();
-		expect(await endpoints()).toEqual([expect.objectContaining({ url: harness.webhookUrl, event_types: ['member.removed', 'org.closed'] })]);
+		expect(await endpoints()).toEqual([
+			expect.objectContaining({
+				url: harness.webhookUrl,
+				event_types: ['member.removed', 'org.closed'],
+			}),
+		]);
 		const [endpoint] = await endpoints();
-		expect(harness.staticData).toEqual({ webhookId: endpoint.id, webhookSecret: expect.stringMatching(/^whsec_/) });
+		expect(harness.staticData).toEqual({
+			webhookId: endpoint.id,
+			webhookSecret: expect.stringMatching(/^whsec_/),
+		});
 		expect(await harness.run('checkExists')).toBe(true);
 	});
 
@@ -66,7 +89,9 @@ describe('Training Lab Trigger lifecycle', () => {
 
 		harness.events = ['org.closed'];
 		await harness.activate();
-		expect(await endpoints()).toEqual([expect.objectContaining({ id: harness.staticData.webhookId, event_types: ['org.closed'] })]);
+		expect(await endpoints()).toEqual([
+			expect.objectContaining({ id: harness.staticData.webhookId, event_types: ['org.closed'] }),
+		]);
 	});
 
 	it('delete removes the endpoint and forgets it, and tolerates an endpoint that is already gone', async () => {
@@ -85,7 +110,10 @@ describe('Training Lab Trigger lifecycle', () => {
 describe('Training Lab Trigger deactivation while the API is unreachable', () => {
 	it('reports the failure instead of hiding it, and forgets the endpoint so the next activation replaces it', async () => {
 		await harness.activate();
-		const unreachable = await TriggerHarness.start({ baseUrl: 'http://127.0.0.1:9/api/v1', apiKey: org.admin.key! }, ['member.removed']);
+		const unreachable = await TriggerHarness.start(
+			{ baseUrl: 'http://127.0.0.1:9/api/v1', apiKey: org.admin.key! },
+			['member.removed'],
+		);
 		try {
 			Object.assign(unreachable.staticData, harness.staticData);
 			expect(await unreachable.deactivate()).toBe(false);
@@ -121,37 +149,110 @@ describe('Training Lab Trigger deliveries', () => {
 	it('starts the workflow when the organization is closed, although its keys stop working', async () => {
 		const closed = (await org.admin.post(`/orgs/${org.id}/close`)).body;
 		const [delivery] = await harness.waitForDeliveries(1);
-		expect(delivery.items[0].json).toMatchObject({ type: 'org.closed', org_id: org.id, data: { org_id: org.id, slug: org.slug, closed_at: closed.closed_at } });
+		expect(delivery.items[0].json).toMatchObject({
+			type: 'org.closed',
+			org_id: org.id,
+			data: { org_id: org.id, slug: org.slug, closed_at: closed.closed_at },
+		});
 	});
 
 	describe('refuses with 401, starting nothing', () => {
-		const event = () => JSON.stringify({ id: 'evt-1', type: 'member.removed', occurred_at: new Date().toISOString(), org_id: org.id, actor: 'mallory@x.test', data: {} });
+		const event = () =>
+			JSON.stringify({
+				id: 'evt-1',
+				type: 'member.removed',
+				occurred_at: new Date().toISOString(),
+				org_id: org.id,
+				actor: 'mallory@x.test',
+				data: {},
+			});
 		const now = () => Math.floor(Date.now() / 1000);
 
 		it.each([
-			['a tampered body', (secret: string) => {
-				const body = event();
-				return { body: body.replace('mallory', 'trudy'), headers: { 'webhook-id': 'evt-1', 'webhook-timestamp': String(now()), 'webhook-signature': sign(secret, 'evt-1', now(), body) } };
-			}],
-			['a wrong secret', () => {
-				const body = event();
-				return { body, headers: { 'webhook-id': 'evt-1', 'webhook-timestamp': String(now()), 'webhook-signature': sign(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, 'evt-1', now(), body) } };
-			}],
-			['a missing signature header', () => ({ body: event(), headers: { 'webhook-id': 'evt-1', 'webhook-timestamp': String(now()) } })],
-			['a timestamp 6 minutes old', (secret: string) => {
-				const body = event();
-				const old = now() - 6 * 60;
-				return { body, headers: { 'webhook-id': 'evt-1', 'webhook-timestamp': String(old), 'webhook-signature': sign(secret, 'evt-1', old, body) } };
-			}],
-			['a timestamp 6 minutes ahead', (secret: string) => {
-				const body = event();
-				const ahead = now() + 6 * 60;
-				return { body, headers: { 'webhook-id': 'evt-1', 'webhook-timestamp': String(ahead), 'webhook-signature': sign(secret, 'evt-1', ahead, body) } };
-			}],
-			['a signature for another webhook-id', (secret: string) => {
-				const body = event();
-				return { body, headers: { 'webhook-id': 'evt-2', 'webhook-timestamp': String(now()), 'webhook-signature': sign(secret, 'evt-1', now(), body) } };
-			}],
+			[
+				'a tampered body',
+				(secret: string) => {
+					const body = event();
+					return {
+						body: body.replace('mallory', 'trudy'),
+						headers: {
+							'webhook-id': 'evt-1',
+							'webhook-timestamp': String(now()),
+							'webhook-signature': sign(secret, 'evt-1', now(), body),
+						},
+					};
+				},
+			],
+			[
+				'a wrong secret',
+				() => {
+					const body = event();
+					return {
+						body,
+						headers: {
+							'webhook-id': 'evt-1',
+							'webhook-timestamp': String(now()),
+							'webhook-signature': sign(
+								`whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+								'evt-1',
+								now(),
+								body,
+							),
+						},
+					};
+				},
+			],
+			[
+				'a missing signature header',
+				() => ({
+					body: event(),
+					headers: { 'webhook-id': 'evt-1', 'webhook-timestamp': String(now()) },
+				}),
+			],
+			[
+				'a timestamp 6 minutes old',
+				(secret: string) => {
+					const body = event();
+					const old = now() - 6 * 60;
+					return {
+						body,
+						headers: {
+							'webhook-id': 'evt-1',
+							'webhook-timestamp': String(old),
+							'webhook-signature': sign(secret, 'evt-1', old, body),
+						},
+					};
+				},
+			],
+			[
+				'a timestamp 6 minutes ahead',
+				(secret: string) => {
+					const body = event();
+					const ahead = now() + 6 * 60;
+					return {
+						body,
+						headers: {
+							'webhook-id': 'evt-1',
+							'webhook-timestamp': String(ahead),
+							'webhook-signature': sign(secret, 'evt-1', ahead, body),
+						},
+					};
+				},
+			],
+			[
+				'a signature for another webhook-id',
+				(secret: string) => {
+					const body = event();
+					return {
+						body,
+						headers: {
+							'webhook-id': 'evt-2',
+							'webhook-timestamp': String(now()),
+							'webhook-signature': sign(secret, 'evt-1', now(), body),
+						},
+					};
+				},
+			],
 		])('%s', async (_name, forge) => {
 			const { body, headers } = forge(harness.staticData.webhookSecret as string);
 			const response = await post(body, headers);
@@ -168,7 +269,11 @@ describe('Training Lab Trigger deliveries', () => {
 			['a huge value', `v1,${'A'.repeat(12_000)}`],
 			['many entries', Array.from({ length: 50 }, () => 'v1,AAAA').join(' ')],
 		])('a malformed signature header (%s), without throwing', async (_name, signature) => {
-			const response = await post(event(), { 'webhook-id': 'evt-1', 'webhook-timestamp': String(now()), 'webhook-signature': signature });
+			const response = await post(event(), {
+				'webhook-id': 'evt-1',
+				'webhook-timestamp': String(now()),
+				'webhook-signature': signature,
+			});
 			expect(response.status).toBe(401);
 			expect(harness.deliveries.at(-1)).toEqual({ status: 401, items: [] });
 		});
@@ -176,19 +281,45 @@ describe('Training Lab Trigger deliveries', () => {
 
 	it('accepts a correctly signed delivery whatever the key order, and tries every v1 signature', async () => {
 		const secret = harness.staticData.webhookSecret as string;
-		const body = JSON.stringify({ data: { user_id: 'u' }, type: 'member.removed', id: 'evt-9', org_id: org.id, actor: 'a', occurred_at: 'now' });
+		const body = JSON.stringify({
+			data: { user_id: 'u' },
+			type: 'member.removed',
+			id: 'evt-9',
+			org_id: org.id,
+			actor: 'a',
+			occurred_at: 'now',
+		});
 		const ts = Math.floor(Date.now() / 1000);
 		const signature = `v1,${Buffer.alloc(32, 9).toString('base64')} ${sign(secret, 'evt-9', ts, body)}`;
-		const response = await post(body, { 'webhook-id': 'evt-9', 'webhook-timestamp': String(ts), 'webhook-signature': signature });
+		const response = await post(body, {
+			'webhook-id': 'evt-9',
+			'webhook-timestamp': String(ts),
+			'webhook-signature': signature,
+		});
 		expect(response.status).toBe(200);
-		expect(harness.deliveries.at(-1)!.items[0].json).toMatchObject({ id: 'evt-9', type: 'member.removed', webhook_id: 'evt-9' });
+		expect(harness.deliveries.at(-1)!.items[0].json).toMatchObject({
+			id: 'evt-9',
+			type: 'member.removed',
+			webhook_id: 'evt-9',
+		});
 	});
 
 	it('acknowledges and ignores a signed event of a type not selected', async () => {
 		const secret = harness.staticData.webhookSecret as string;
-		const body = JSON.stringify({ id: 'evt-5', type: 'lab.created', occurred_at: 'now', org_id: org.id, actor: 'a', data: {} });
+		const body = JSON.stringify({
+			id: 'evt-5',
+			type: 'lab.created',
+			occurred_at: 'now',
+			org_id: org.id,
+			actor: 'a',
+			data: {},
+		});
 		const ts = Math.floor(Date.now() / 1000);
-		const response = await post(body, { 'webhook-id': 'evt-5', 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, 'evt-5', ts, body) });
+		const response = await post(body, {
+			'webhook-id': 'evt-5',
+			'webhook-timestamp': String(ts),
+			'webhook-signature': sign(secret, 'evt-5', ts, body),
+		});
 		expect(response).toEqual({ status: 200, body: { received: true, ignored: true } });
 		expect(harness.deliveries.at(-1)!.items).toEqual([]);
 	});

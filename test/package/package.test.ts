@@ -14,7 +14,11 @@ beforeAll(() => {
 	work = mkdtempSync(join(tmpdir(), 'traininglab-pack-'));
 	const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
 	if (build.status !== 0) throw new Error(`npm run build failed: ${build.stdout}${build.stderr}`);
-	const pack = spawnSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' });
+	const pack = spawnSync(
+		'npm',
+		['pack', '--json', '--ignore-scripts', '--pack-destination', work],
+		{ cwd: ROOT, encoding: 'utf8' },
+	);
 	if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
 	const [result] = JSON.parse(pack.stdout);
 	files = result.files.map((file: { path: string }) => file.path);
@@ -23,36 +27,74 @@ beforeAll(() => {
 	spawnSync('tar', ['-xzf', join(work, result.filename), '-C', unpacked, '--strip-components=1']);
 	// n8n provides n8n-workflow to community packages (their peer dependency).
 	mkdirSync(join(unpacked, 'node_modules'));
-	symlinkSync(join(ROOT, 'node_modules', 'n8n-workflow'), join(unpacked, 'node_modules', 'n8n-workflow'));
+	symlinkSync(
+		join(ROOT, 'node_modules', 'n8n-workflow'),
+		join(unpacked, 'node_modules', 'n8n-workflow'),
+	);
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the published package', () => {
 	it('holds only the built nodes, credentials, icons, README and LICENSE', () => {
 		const unexpected = files.filter(
-			(path) => !/^(README\.md|LICENSE|package\.json)$/.test(path) && !/^dist\/(nodes|credentials)\/.+\.(js|json|svg)$/.test(path) && !/^dist\/icons\/.+\.svg$/.test(path),
+			(path) =>
+				!/^(README\.md|LICENSE|package\.json)$/.test(path) &&
+				!/^dist\/(nodes|credentials)\/.+\.(js|json|svg)$/.test(path) &&
+				!/^dist\/icons\/.+\.svg$/.test(path),
 		);
 		expect(unexpected).toEqual([]);
-		expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'dist/credentials/TrainingLabApi.credentials.js', 'dist/nodes/TrainingLab/TrainingLab.node.js', 'dist/nodes/TrainingLab/TrainingLab.node.json', 'dist/icons/trainingLab.svg', 'dist/icons/trainingLab.dark.svg']));
-		expect(files.some((path) => path.startsWith('server/') || path.startsWith('test/') || path.endsWith('.ts') || path.endsWith('.map'))).toBe(false);
+		expect(files).toEqual(
+			expect.arrayContaining([
+				'README.md',
+				'LICENSE',
+				'dist/credentials/TrainingLabApi.credentials.js',
+				'dist/nodes/TrainingLab/TrainingLab.node.js',
+				'dist/nodes/TrainingLab/TrainingLab.node.json',
+				'dist/icons/trainingLab.svg',
+				'dist/icons/trainingLab.dark.svg',
+			]),
+		);
+		expect(
+			files.some(
+				(path) =>
+					path.startsWith('server/') ||
+					path.startsWith('test/') ||
+					path.endsWith('.ts') ||
+					path.endsWith('.map'),
+			),
+		).toBe(false);
 	});
 
 	it('declares no runtime dependencies and n8n-workflow as its only peer dependency', () => {
 		const manifest = JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8'));
 		expect(manifest.dependencies ?? {}).toEqual({});
 		expect(manifest.peerDependencies).toEqual({ 'n8n-workflow': '*' });
-		expect(manifest).toMatchObject({ name: 'n8n-nodes-traininglab', license: 'MIT', n8n: { n8nNodesApiVersion: 1 } });
+		expect(manifest).toMatchObject({
+			name: 'n8n-nodes-traininglab',
+			license: 'MIT',
+			n8n: { n8nNodesApiVersion: 1 },
+		});
 		expect(manifest.keywords).toContain('n8n-community-node-package');
-		for (const path of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) expect(existsSync(join(unpacked, path))).toBe(true);
+		for (const path of [...manifest.n8n.nodes, ...manifest.n8n.credentials])
+			expect(existsSync(join(unpacked, path))).toBe(true);
 	});
 
-	it('is loaded by n8n\'s own package loader with its node, credential and icons', async () => {
+	it("is loaded by n8n's own package loader with its node, credential and icons", async () => {
 		const loader = new PackageDirectoryLoader(unpacked);
 		await loader.loadAll();
 		const node = loader.getNode('trainingLab').type.description;
-		expect(node).toMatchObject({ displayName: 'Training Lab', usableAsTool: true, credentials: [{ name: 'trainingLabApi', required: true }] });
+		expect(node).toMatchObject({
+			displayName: 'Training Lab',
+			usableAsTool: true,
+			credentials: [{ name: 'trainingLabApi', required: true }],
+		});
 		expect(loader.getCredential('trainingLabApi').type.displayName).toBe('Training Lab API');
-		const icons = [node.iconUrl, loader.getCredential('trainingLabApi').type.iconUrl].flatMap((icon) => (typeof icon === 'object' ? [icon.light, icon.dark] : [icon]));
-		for (const icon of icons) expect(existsSync(join(unpacked, String(icon).replace(/^icons\/n8n-nodes-traininglab\//, '')))).toBe(true);
+		const icons = [node.iconUrl, loader.getCredential('trainingLabApi').type.iconUrl].flatMap(
+			(icon) => (typeof icon === 'object' ? [icon.light, icon.dark] : [icon]),
+		);
+		for (const icon of icons)
+			expect(
+				existsSync(join(unpacked, String(icon).replace(/^icons\/n8n-nodes-traininglab\//, ''))),
+			).toBe(true);
 	});
 });

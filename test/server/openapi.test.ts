@@ -5,54 +5,83 @@ import { startTestServer, type TestServer } from './support/test-server.ts';
 let server: TestServer;
 let document: any;
 beforeAll(async () => {
-  server = await startTestServer();
-  const response = await new ApiClient(server.url).get('/openapi.json');
-  expect(response.status).toBe(200);
-  document = response.body;
+	server = await startTestServer();
+	const response = await new ApiClient(server.url).get('/openapi.json');
+	expect(response.status).toBe(200);
+	document = response.body;
 });
 afterAll(() => server.stop());
 
 function refsIn(value: unknown): string[] {
-  if (Array.isArray(value)) return value.flatMap(refsIn);
-  if (typeof value !== 'object' || value === null) return [];
-  return Object.entries(value).flatMap(([key, inner]) => (key === '$ref' ? [inner as string] : refsIn(inner)));
+	if (Array.isArray(value)) return value.flatMap(refsIn);
+	if (typeof value !== 'object' || value === null) return [];
+	return Object.entries(value).flatMap(([key, inner]) =>
+		key === '$ref' ? [inner as string] : refsIn(inner),
+	);
 }
 
 describe('GET /openapi.json', () => {
-  it('is an OpenAPI 3.1 document with every endpoint, extensions included', () => {
-    expect(document.openapi).toBe('3.1.0');
-    const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods as object).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(operations.sort()).toEqual(ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort());
-    expect(operations).toEqual(expect.arrayContaining(['POST /orgs/{orgId}/close', 'POST /join', 'POST /sessions/{sessionId}/start', 'DELETE /orgs/{orgId}/api-keys/{keyId}']));
-    expect(new Set(ROUTES.map((r) => r.operationId)).size).toBe(ROUTES.length);
-  });
+	it('is an OpenAPI 3.1 document with every endpoint, extensions included', () => {
+		expect(document.openapi).toBe('3.1.0');
+		const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+			Object.keys(methods as object).map((m) => `${m.toUpperCase()} ${path}`),
+		);
+		expect(operations.sort()).toEqual(
+			ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort(),
+		);
+		expect(operations).toEqual(
+			expect.arrayContaining([
+				'POST /orgs/{orgId}/close',
+				'POST /join',
+				'POST /sessions/{sessionId}/start',
+				'DELETE /orgs/{orgId}/api-keys/{keyId}',
+			]),
+		);
+		expect(new Set(ROUTES.map((r) => r.operationId)).size).toBe(ROUTES.length);
+	});
 
-  it('resolves every $ref', () => {
-    for (const ref of refsIn(document)) {
-      const [, section, kind, name] = ref.split('/');
-      expect(section).toBe('components');
-      expect(document.components[kind][name]).toBeDefined();
-    }
-  });
+	it('resolves every $ref', () => {
+		for (const ref of refsIn(document)) {
+			const [, section, kind, name] = ref.split('/');
+			expect(section).toBe('components');
+			expect(document.components[kind][name]).toBeDefined();
+		}
+	});
 
-  it('documents request bodies from the validating zod schemas', () => {
-    const create = document.components.schemas.SessionCreate;
-    expect(create.required.sort()).toEqual(['capacity', 'lab_version_id', 'title']);
-    expect(create.properties.capacity).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
-    expect(create.properties.title).toMatchObject({ minLength: 1, maxLength: 200 });
-    expect(document.components.schemas.ApiKeyCreate.properties.role.enum).toEqual(['admin', 'trainer']);
-    const listSessions = document.paths['/sessions'].get;
-    expect(listSessions.parameters.find((p: { name: string }) => p.name === 'limit').schema).toMatchObject({ minimum: 1, maximum: 200, default: 100 });
-    expect(listSessions.responses['200'].content['application/json'].schema.type).toBe('array');
-    expect(listSessions.responses['200'].headers.Link).toBeDefined();
-  });
+	it('documents request bodies from the validating zod schemas', () => {
+		const create = document.components.schemas.SessionCreate;
+		expect(create.required.sort()).toEqual(['capacity', 'lab_version_id', 'title']);
+		expect(create.properties.capacity).toMatchObject({
+			type: 'integer',
+			minimum: 1,
+			maximum: 1000,
+		});
+		expect(create.properties.title).toMatchObject({ minLength: 1, maxLength: 200 });
+		expect(document.components.schemas.ApiKeyCreate.properties.role.enum).toEqual([
+			'admin',
+			'trainer',
+		]);
+		const listSessions = document.paths['/sessions'].get;
+		expect(
+			listSessions.parameters.find((p: { name: string }) => p.name === 'limit').schema,
+		).toMatchObject({ minimum: 1, maximum: 200, default: 100 });
+		expect(listSessions.responses['200'].content['application/json'].schema.type).toBe('array');
+		expect(listSessions.responses['200'].headers.Link).toBeDefined();
+	});
 
-  it('documents roles, error codes, the bearer scheme and Idempotency-Key', () => {
-    const close = document.paths['/orgs/{orgId}/close'].post;
-    expect(close['x-required-role']).toBe('admin');
-    expect(Object.keys(close.responses).sort()).toEqual(['200', '401', '403', '404', '409', '429', '400'].sort());
-    expect(close.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
-    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(document.components.schemas.Error.properties.error.properties.code.enum).toContain('session_full');
-  });
+	it('documents roles, error codes, the bearer scheme and Idempotency-Key', () => {
+		const close = document.paths['/orgs/{orgId}/close'].post;
+		expect(close['x-required-role']).toBe('admin');
+		expect(Object.keys(close.responses).sort()).toEqual(
+			['200', '401', '403', '404', '409', '429', '400'].sort(),
+		);
+		expect(close.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
+		expect(document.components.securitySchemes.bearerAuth).toMatchObject({
+			type: 'http',
+			scheme: 'bearer',
+		});
+		expect(document.components.schemas.Error.properties.error.properties.code.enum).toContain(
+			'session_full',
+		);
+	});
 });

@@ -12,95 +12,127 @@ let dir: string;
 let env: Record<string, string>;
 let key: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'traininglab-process-'));
-  env = { DATABASE_PATH: join(dir, 'traininglab.sqlite') };
-  key = JSON.parse(npmRun('bootstrap', ['--org', 'Process Org', '--email', 'p@process.test', '--name', 'P', '--demo'], env).stdout.trim().split('\n').at(-1)!).api_key;
+	dir = mkdtempSync(join(tmpdir(), 'traininglab-process-'));
+	env = { DATABASE_PATH: join(dir, 'traininglab.sqlite') };
+	key = JSON.parse(
+		npmRun(
+			'bootstrap',
+			['--org', 'Process Org', '--email', 'p@process.test', '--name', 'P', '--demo'],
+			env,
+		)
+			.stdout.trim()
+			.split('\n')
+			.at(-1)!,
+	).api_key;
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the server process', () => {
-  it('prints where it listens, serves /healthz, and keeps its data across a restart', async () => {
-    const first = await spawnServer(env);
-    expect(first.output()).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\/api\/v1$/m);
-    expect(await (await fetch(first.url.replace('/api/v1', '/healthz'))).json()).toEqual({ status: 'ok' });
-    const client = new ApiClient(first.url, key);
-    const version = (await client.get(`/labs/${(await client.get('/labs')).body[0].id}/versions`)).body[0];
-    const session = (await client.post('/sessions', { title: 'Survives', lab_version_id: version.id, capacity: 4 })).body;
-    first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
+	it('prints where it listens, serves /healthz, and keeps its data across a restart', async () => {
+		const first = await spawnServer(env);
+		expect(first.output()).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\/api\/v1$/m);
+		expect(await (await fetch(first.url.replace('/api/v1', '/healthz'))).json()).toEqual({
+			status: 'ok',
+		});
+		const client = new ApiClient(first.url, key);
+		const version = (await client.get(`/labs/${(await client.get('/labs')).body[0].id}/versions`))
+			.body[0];
+		const session = (
+			await client.post('/sessions', { title: 'Survives', lab_version_id: version.id, capacity: 4 })
+		).body;
+		first.child.kill('SIGTERM');
+		expect(await first.exited).toBe(0);
 
-    const second = await spawnServer(env);
-    try {
-      const again = new ApiClient(second.url, key);
-      expect((await again.get(`/sessions/${session.id}`)).body).toMatchObject({ id: session.id, title: 'Survives' });
-      const db = new Database(env.DATABASE_PATH, { readonly: true });
-      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)!.version);
-      db.close();
-    } finally {
-      second.child.kill('SIGTERM');
-      expect(await second.exited).toBe(0);
-    }
-  });
+		const second = await spawnServer(env);
+		try {
+			const again = new ApiClient(second.url, key);
+			expect((await again.get(`/sessions/${session.id}`)).body).toMatchObject({
+				id: session.id,
+				title: 'Survives',
+			});
+			const db = new Database(env.DATABASE_PATH, { readonly: true });
+			expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+			expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)!.version);
+			db.close();
+		} finally {
+			second.child.kill('SIGTERM');
+			expect(await second.exited).toBe(0);
+		}
+	});
 
-  it('on SIGTERM closes idle keep-alive connections at once, finishes the request in flight with Connection: close, then exits 0', async () => {
-    // Keep-alive connections would be held for 10 minutes: shutdown must not wait for them.
-    const server = await spawnServer({ ...env, HTTP_KEEP_ALIVE_TIMEOUT_MS: '600000' });
-    const port = Number(new URL(server.url).port);
-    const client = new ApiClient(server.url, key);
-    const version = (await client.get(`/labs/${(await client.get('/labs')).body[0].id}/versions`)).body[0];
-    const body = JSON.stringify({ title: 'In flight', lab_version_id: version.id, capacity: 2 });
+	it('on SIGTERM closes idle keep-alive connections at once, finishes the request in flight with Connection: close, then exits 0', async () => {
+		// Keep-alive connections would be held for 10 minutes: shutdown must not wait for them.
+		const server = await spawnServer({ ...env, HTTP_KEEP_ALIVE_TIMEOUT_MS: '600000' });
+		const port = Number(new URL(server.url).port);
+		const client = new ApiClient(server.url, key);
+		const version = (await client.get(`/labs/${(await client.get('/labs')).body[0].id}/versions`))
+			.body[0];
+		const body = JSON.stringify({ title: 'In flight', lab_version_id: version.id, capacity: 2 });
 
-    const idle = await RawConnection.open(port);
-    idle.write(head('GET', '/api/v1/me', { Host: 'x', Authorization: `Bearer ${key}` }));
-    expect((await idle.response()).status).toBe(200);
+		const idle = await RawConnection.open(port);
+		idle.write(head('GET', '/api/v1/me', { Host: 'x', Authorization: `Bearer ${key}` }));
+		expect((await idle.response()).status).toBe(200);
 
-    const inFlight = await RawConnection.open(port);
-    inFlight.write(
-      head('POST', '/api/v1/sessions', {
-        Host: 'x',
-        Authorization: `Bearer ${key}`,
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(body),
-        Expect: '100-continue',
-      }),
-    );
-    expect((await inFlight.response()).status).toBe(100); // the server holds the request and waits for its body
+		const inFlight = await RawConnection.open(port);
+		inFlight.write(
+			head('POST', '/api/v1/sessions', {
+				Host: 'x',
+				Authorization: `Bearer ${key}`,
+				'Content-Type': 'application/json',
+				'Content-Length': Buffer.byteLength(body),
+				Expect: '100-continue',
+			}),
+		);
+		expect((await inFlight.response()).status).toBe(100); // the server holds the request and waits for its body
 
-    server.child.kill('SIGTERM');
-    await eventually(() => /SIGTERM received/.test(server.output()), 'the server to handle SIGTERM');
-    await idle.closed;
-    inFlight.write(body);
-    const finished = await inFlight.response();
-    expect(finished.status).toBe(201);
-    expect(finished.json.title).toBe('In flight');
-    expect(finished.headers.connection).toBe('close');
-    await inFlight.closed;
-    expect(await server.exited).toBe(0);
-  }, 30_000);
+		server.child.kill('SIGTERM');
+		await eventually(
+			() => /SIGTERM received/.test(server.output()),
+			'the server to handle SIGTERM',
+		);
+		await idle.closed;
+		inFlight.write(body);
+		const finished = await inFlight.response();
+		expect(finished.status).toBe(201);
+		expect(finished.json.title).toBe('In flight');
+		expect(finished.headers.connection).toBe('close');
+		await inFlight.closed;
+		expect(await server.exited).toBe(0);
+	}, 30_000);
 
-  it('stops when `npm start` is stopped by its own PID', async () => {
-    const server = await spawnServer(env, 'npm start');
-    const healthz = server.url.replace('/api/v1', '/healthz');
-    expect((await fetch(healthz)).status).toBe(200);
-    server.child.kill('SIGTERM'); // the PID of npm, as `npm start & … kill $!` has it
-    await server.exited;
-    await eventually(
-      () => fetch(healthz).then(() => false, (error: { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED'),
-      'the server to stop listening',
-    );
-    await eventually(() => /SIGTERM received/.test(server.output()), 'the server itself to report SIGTERM');
-  }, 30_000);
+	it('stops when `npm start` is stopped by its own PID', async () => {
+		const server = await spawnServer(env, 'npm start');
+		const healthz = server.url.replace('/api/v1', '/healthz');
+		expect((await fetch(healthz)).status).toBe(200);
+		server.child.kill('SIGTERM'); // the PID of npm, as `npm start & … kill $!` has it
+		await server.exited;
+		await eventually(
+			() =>
+				fetch(healthz).then(
+					() => false,
+					(error: { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED',
+				),
+			'the server to stop listening',
+		);
+		await eventually(
+			() => /SIGTERM received/.test(server.output()),
+			'the server itself to report SIGTERM',
+		);
+	}, 30_000);
 
-  it('refuses to start with an invalid configuration, naming the variable', async () => {
-    await expect(spawnServer({ ...env, RATE_LIMIT_REQUESTS: 'many' })).rejects.toThrow(/RATE_LIMIT_REQUESTS/);
-  });
+	it('refuses to start with an invalid configuration, naming the variable', async () => {
+		await expect(spawnServer({ ...env, RATE_LIMIT_REQUESTS: 'many' })).rejects.toThrow(
+			/RATE_LIMIT_REQUESTS/,
+		);
+	});
 
-  it('refuses a database written by a newer schema version instead of corrupting it', async () => {
-    const newer = join(dir, 'newer.sqlite');
-    const db = new Database(newer);
-    db.pragma('user_version = 99');
-    db.close();
-    await expect(spawnServer({ ...env, DATABASE_PATH: newer })).rejects.toThrow(/schema version 99 is newer/);
-  });
+	it('refuses a database written by a newer schema version instead of corrupting it', async () => {
+		const newer = join(dir, 'newer.sqlite');
+		const db = new Database(newer);
+		db.pragma('user_version = 99');
+		db.close();
+		await expect(spawnServer({ ...env, DATABASE_PATH: newer })).rejects.toThrow(
+			/schema version 99 is newer/,
+		);
+	});
 });

@@ -7,204 +7,281 @@ import { eventually } from '../support/eventually.ts';
 let server: TestServer;
 let receiver: Receiver;
 beforeAll(async () => {
-  receiver = await Receiver.start();
-  server = await startTestServer({
-    WEBHOOK_ALLOW_INSECURE_URLS: 'true',
-    WEBHOOK_RETRY_SCHEDULE_S: '0.2,0.2',
-    WEBHOOK_TIMEOUT_MS: '300',
-    RATE_LIMIT_REQUESTS: '100000',
-  });
+	receiver = await Receiver.start();
+	server = await startTestServer({
+		WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+		WEBHOOK_RETRY_SCHEDULE_S: '0.2,0.2',
+		WEBHOOK_TIMEOUT_MS: '300',
+		RATE_LIMIT_REQUESTS: '100000',
+	});
 });
 afterAll(async () => {
-  await server.stop();
-  await receiver.stop();
+	await server.stop();
+	await receiver.stop();
 });
 
 let org: TestOrg;
 beforeEach(async () => {
-  org = await createOrg(server);
-  receiver.reply = () => ({ status: 204 });
+	org = await createOrg(server);
+	receiver.reply = () => ({ status: 204 });
 });
 
 let pathCounter = 0;
 async function subscribe(eventTypes: string[], path = `/hook-${++pathCounter}`) {
-  const response = await org.admin.post(`/orgs/${org.id}/webhooks`, { url: `${receiver.url}${path}`, event_types: eventTypes });
-  expect(response.status).toBe(201);
-  return { ...response.body, path } as { id: string; secret: string; path: string };
+	const response = await org.admin.post(`/orgs/${org.id}/webhooks`, {
+		url: `${receiver.url}${path}`,
+		event_types: eventTypes,
+	});
+	expect(response.status).toBe(201);
+	return { ...response.body, path } as { id: string; secret: string; path: string };
 }
 
-const deliveriesOf = async (webhookId: string) => (await org.admin.get(`/orgs/${org.id}/webhooks/${webhookId}/deliveries`)).body;
+const deliveriesOf = async (webhookId: string) =>
+	(await org.admin.get(`/orgs/${org.id}/webhooks/${webhookId}/deliveries`)).body;
 const payload = (delivery: ReceivedDelivery) => JSON.parse(delivery.body);
 
 describe('webhook delivery', () => {
-  it('delivers each subscribed event signed the Standard Webhooks way, and no other event', async () => {
-    const hook = await subscribe(['member.removed', 'session.created']);
-    await org.trainer.post('/sessions', sessionInput(org));
-    await org.admin.post('/labs', { name: 'Not subscribed', tier: 'vm' });
-    await org.admin.delete(`/orgs/${org.id}/members/${org.trainerUserId}`);
-    await receiver.waitFor(() => receiver.at(hook.path).length === 2);
-    await server.webhooksIdle();
-    const received = receiver.at(hook.path);
-    expect(received.map((d) => payload(d).type)).toEqual(['session.created', 'member.removed']);
+	it('delivers each subscribed event signed the Standard Webhooks way, and no other event', async () => {
+		const hook = await subscribe(['member.removed', 'session.created']);
+		await org.trainer.post('/sessions', sessionInput(org));
+		await org.admin.post('/labs', { name: 'Not subscribed', tier: 'vm' });
+		await org.admin.delete(`/orgs/${org.id}/members/${org.trainerUserId}`);
+		await receiver.waitFor(() => receiver.at(hook.path).length === 2);
+		await server.webhooksIdle();
+		const received = receiver.at(hook.path);
+		expect(received.map((d) => payload(d).type)).toEqual(['session.created', 'member.removed']);
 
-    const verifier = new Webhook(hook.secret);
-    for (const delivery of received) {
-      const verified = verifier.verify(delivery.body, delivery.headers as Record<string, string>);
-      expect(verified).toEqual(payload(delivery));
-      expect(delivery.headers['content-type']).toBe('application/json');
-      expect(delivery.headers['webhook-id']).toBe(payload(delivery).id);
-      expect(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5);
-      expect(delivery.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
-    }
-    const removed = payload(received[1]);
-    expect(removed).toEqual({
-      id: expect.any(String),
-      type: 'member.removed',
-      occurred_at: expect.any(String),
-      org_id: org.id,
-      actor: `admin@${org.slug}.test`,
-      data: { user_id: org.trainerUserId, email: org.trainerEmail, role: 'trainer' },
-    });
-    const event = (await org.admin.get(`/orgs/${org.id}/events?limit=1`)).body[0];
-    expect(removed).toEqual({ ...event, org_id: org.id });
-    expect((await deliveriesOf(hook.id)).map((d: { status: string }) => d.status)).toEqual(['succeeded', 'succeeded']);
-  });
+		const verifier = new Webhook(hook.secret);
+		for (const delivery of received) {
+			const verified = verifier.verify(delivery.body, delivery.headers as Record<string, string>);
+			expect(verified).toEqual(payload(delivery));
+			expect(delivery.headers['content-type']).toBe('application/json');
+			expect(delivery.headers['webhook-id']).toBe(payload(delivery).id);
+			expect(
+				Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000),
+			).toBeLessThan(5);
+			expect(delivery.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+		}
+		const removed = payload(received[1]);
+		expect(removed).toEqual({
+			id: expect.any(String),
+			type: 'member.removed',
+			occurred_at: expect.any(String),
+			org_id: org.id,
+			actor: `admin@${org.slug}.test`,
+			data: { user_id: org.trainerUserId, email: org.trainerEmail, role: 'trainer' },
+		});
+		const event = (await org.admin.get(`/orgs/${org.id}/events?limit=1`)).body[0];
+		expect(removed).toEqual({ ...event, org_id: org.id });
+		expect((await deliveriesOf(hook.id)).map((d: { status: string }) => d.status)).toEqual([
+			'succeeded',
+			'succeeded',
+		]);
+	});
 
-  it('fails verification for a tampered body, a wrong secret and a stale timestamp', async () => {
-    const hook = await subscribe(['lab.created']);
-    await org.admin.post('/labs', { name: 'Signed', tier: 'vm' });
-    await receiver.waitFor(() => receiver.at(hook.path).length === 1);
-    const [delivery] = receiver.at(hook.path);
-    const headers = delivery.headers as Record<string, string>;
-    const verifier = new Webhook(hook.secret);
-    expect(() => verifier.verify(delivery.body, headers)).not.toThrow();
-    expect(() => verifier.verify(delivery.body.replace('Signed', 'Forged'), headers)).toThrow();
-    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(delivery.body, headers)).toThrow();
-    const stale = { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) - 6 * 60) };
-    expect(() => verifier.verify(delivery.body, stale)).toThrow();
-  });
+	it('fails verification for a tampered body, a wrong secret and a stale timestamp', async () => {
+		const hook = await subscribe(['lab.created']);
+		await org.admin.post('/labs', { name: 'Signed', tier: 'vm' });
+		await receiver.waitFor(() => receiver.at(hook.path).length === 1);
+		const [delivery] = receiver.at(hook.path);
+		const headers = delivery.headers as Record<string, string>;
+		const verifier = new Webhook(hook.secret);
+		expect(() => verifier.verify(delivery.body, headers)).not.toThrow();
+		expect(() => verifier.verify(delivery.body.replace('Signed', 'Forged'), headers)).toThrow();
+		expect(() =>
+			new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(delivery.body, headers),
+		).toThrow();
+		const stale = {
+			...headers,
+			'webhook-timestamp': String(Number(headers['webhook-timestamp']) - 6 * 60),
+		};
+		expect(() => verifier.verify(delivery.body, stale)).toThrow();
+	});
 
-  it('delivers org.closed although the organisation\'s keys stop working', async () => {
-    const hook = await subscribe(['org.closed']);
-    const closed = (await org.admin.post(`/orgs/${org.id}/close`)).body;
-    expect((await org.admin.get('/me')).status).toBe(401);
-    await receiver.waitFor(() => receiver.at(hook.path).length === 1);
-    const body = new Webhook(hook.secret).verify(receiver.at(hook.path)[0].body, receiver.at(hook.path)[0].headers as Record<string, string>);
-    expect(body).toMatchObject({ type: 'org.closed', org_id: org.id, data: { org_id: org.id, name: closed.name, slug: org.slug, closed_at: closed.closed_at } });
-  });
+	it("delivers org.closed although the organisation's keys stop working", async () => {
+		const hook = await subscribe(['org.closed']);
+		const closed = (await org.admin.post(`/orgs/${org.id}/close`)).body;
+		expect((await org.admin.get('/me')).status).toBe(401);
+		await receiver.waitFor(() => receiver.at(hook.path).length === 1);
+		const body = new Webhook(hook.secret).verify(
+			receiver.at(hook.path)[0].body,
+			receiver.at(hook.path)[0].headers as Record<string, string>,
+		);
+		expect(body).toMatchObject({
+			type: 'org.closed',
+			org_id: org.id,
+			data: { org_id: org.id, name: closed.name, slug: org.slug, closed_at: closed.closed_at },
+		});
+	});
 
-  it('retries after a 500 and after a timeout with the same webhook-id, then succeeds', async () => {
-    const hook = await subscribe(['lab.created']);
-    let calls = 0;
-    receiver.reply = () => {
-      calls++;
-      if (calls === 1) return { status: 500, body: 'database is down' };
-      if (calls === 2) return { status: 200, delayMs: 1_000 };
-      return { status: 200 };
-    };
-    await org.admin.post('/labs', { name: 'Flaky', tier: 'vm' });
-    await receiver.waitFor(() => calls === 1);
-    await waitForDelivery(hook.id, (d) => d.attempts === 1);
-    const afterFirst = (await deliveriesOf(hook.id))[0];
-    expect(afterFirst).toMatchObject({ status: 'failed', attempts: 1, last_status_code: 500, last_error: 'HTTP 500: database is down' });
-    expect(Date.parse(afterFirst.next_attempt_at)).toBeGreaterThan(Date.parse(afterFirst.last_attempt_at));
+	it('retries after a 500 and after a timeout with the same webhook-id, then succeeds', async () => {
+		const hook = await subscribe(['lab.created']);
+		let calls = 0;
+		receiver.reply = () => {
+			calls++;
+			if (calls === 1) return { status: 500, body: 'database is down' };
+			if (calls === 2) return { status: 200, delayMs: 1_000 };
+			return { status: 200 };
+		};
+		await org.admin.post('/labs', { name: 'Flaky', tier: 'vm' });
+		await receiver.waitFor(() => calls === 1);
+		await waitForDelivery(hook.id, (d) => d.attempts === 1);
+		const afterFirst = (await deliveriesOf(hook.id))[0];
+		expect(afterFirst).toMatchObject({
+			status: 'failed',
+			attempts: 1,
+			last_status_code: 500,
+			last_error: 'HTTP 500: database is down',
+		});
+		expect(Date.parse(afterFirst.next_attempt_at)).toBeGreaterThan(
+			Date.parse(afterFirst.last_attempt_at),
+		);
 
-    await waitForDelivery(hook.id, (d) => d.status === 'succeeded');
-    const final = (await deliveriesOf(hook.id))[0];
-    expect(final).toMatchObject({ status: 'succeeded', attempts: 3, last_status_code: 200, last_error: null, next_attempt_at: null });
-    const ids = receiver.at(hook.path).map((d) => d.headers['webhook-id']);
-    expect(ids).toHaveLength(3);
-    expect(new Set(ids).size).toBe(1);
-  });
+		await waitForDelivery(hook.id, (d) => d.status === 'succeeded');
+		const final = (await deliveriesOf(hook.id))[0];
+		expect(final).toMatchObject({
+			status: 'succeeded',
+			attempts: 3,
+			last_status_code: 200,
+			last_error: null,
+			next_attempt_at: null,
+		});
+		const ids = receiver.at(hook.path).map((d) => d.headers['webhook-id']);
+		expect(ids).toHaveLength(3);
+		expect(new Set(ids).size).toBe(1);
+	});
 
-  it('records a timeout as the error of the attempt', async () => {
-    const hook = await subscribe(['lab.created']);
-    receiver.reply = () => ({ status: 200, delayMs: 2_000 });
-    await org.admin.post('/labs', { name: 'Slow', tier: 'vm' });
-    await waitForDelivery(hook.id, (d) => d.attempts === 1);
-    expect((await deliveriesOf(hook.id))[0]).toMatchObject({ status: 'failed', last_status_code: null, last_error: 'Timed out after 300 ms' });
-  });
+	it('records a timeout as the error of the attempt', async () => {
+		const hook = await subscribe(['lab.created']);
+		receiver.reply = () => ({ status: 200, delayMs: 2_000 });
+		await org.admin.post('/labs', { name: 'Slow', tier: 'vm' });
+		await waitForDelivery(hook.id, (d) => d.attempts === 1);
+		expect((await deliveriesOf(hook.id))[0]).toMatchObject({
+			status: 'failed',
+			last_status_code: null,
+			last_error: 'Timed out after 300 ms',
+		});
+	});
 
-  it('marks a delivery exhausted after the last retry of the schedule', async () => {
-    const hook = await subscribe(['lab.created']);
-    receiver.reply = () => ({ status: 503 });
-    await org.admin.post('/labs', { name: 'Down', tier: 'vm' });
-    await waitForDelivery(hook.id, (d) => d.status === 'exhausted');
-    expect((await deliveriesOf(hook.id))[0]).toMatchObject({ status: 'exhausted', attempts: 3, last_status_code: 503, next_attempt_at: null });
-    await server.webhooksIdle();
-    expect(receiver.at(hook.path)).toHaveLength(3);
-  });
+	it('marks a delivery exhausted after the last retry of the schedule', async () => {
+		const hook = await subscribe(['lab.created']);
+		receiver.reply = () => ({ status: 503 });
+		await org.admin.post('/labs', { name: 'Down', tier: 'vm' });
+		await waitForDelivery(hook.id, (d) => d.status === 'exhausted');
+		expect((await deliveriesOf(hook.id))[0]).toMatchObject({
+			status: 'exhausted',
+			attempts: 3,
+			last_status_code: 503,
+			next_attempt_at: null,
+		});
+		await server.webhooksIdle();
+		expect(receiver.at(hook.path)).toHaveLength(3);
+	});
 
-  it('disables the endpoint on 410 Gone, records webhook.disabled (delivered to its subscribers), and sends it nothing more', async () => {
-    const hook = await subscribe(['lab.created']);
-    const watcher = await subscribe(['webhook.disabled']);
-    receiver.reply = (delivery) => ({ status: delivery.path === hook.path ? 410 : 204 });
-    await org.admin.post('/labs', { name: 'Gone 1', tier: 'vm' });
-    await waitForDelivery(hook.id, (d) => d.status === 'exhausted');
-    const listed = (await org.admin.get(`/orgs/${org.id}/webhooks`)).body.find((w: { id: string }) => w.id === hook.id);
-    expect(listed.disabled_at).toEqual(expect.any(String));
-    expect((await deliveriesOf(hook.id))[0]).toMatchObject({ attempts: 1, last_status_code: 410 });
+	it('disables the endpoint on 410 Gone, records webhook.disabled (delivered to its subscribers), and sends it nothing more', async () => {
+		const hook = await subscribe(['lab.created']);
+		const watcher = await subscribe(['webhook.disabled']);
+		receiver.reply = (delivery) => ({ status: delivery.path === hook.path ? 410 : 204 });
+		await org.admin.post('/labs', { name: 'Gone 1', tier: 'vm' });
+		await waitForDelivery(hook.id, (d) => d.status === 'exhausted');
+		const listed = (await org.admin.get(`/orgs/${org.id}/webhooks`)).body.find(
+			(w: { id: string }) => w.id === hook.id,
+		);
+		expect(listed.disabled_at).toEqual(expect.any(String));
+		expect((await deliveriesOf(hook.id))[0]).toMatchObject({ attempts: 1, last_status_code: 410 });
 
-    const disabled = (await org.admin.get(`/orgs/${org.id}/events`)).body.filter((e: { type: string }) => e.type === 'webhook.disabled');
-    expect(disabled).toEqual([
-      expect.objectContaining({ actor: 'system', data: { webhook_id: hook.id, url: `${receiver.url}${hook.path}`, reason: 'The endpoint answered 410 Gone.' } }),
-    ]);
-    await receiver.waitFor(() => receiver.at(watcher.path).length === 1);
-    expect(payload(receiver.at(watcher.path)[0])).toMatchObject({ id: disabled[0].id, type: 'webhook.disabled', org_id: org.id });
+		const disabled = (await org.admin.get(`/orgs/${org.id}/events`)).body.filter(
+			(e: { type: string }) => e.type === 'webhook.disabled',
+		);
+		expect(disabled).toEqual([
+			expect.objectContaining({
+				actor: 'system',
+				data: {
+					webhook_id: hook.id,
+					url: `${receiver.url}${hook.path}`,
+					reason: 'The endpoint answered 410 Gone.',
+				},
+			}),
+		]);
+		await receiver.waitFor(() => receiver.at(watcher.path).length === 1);
+		expect(payload(receiver.at(watcher.path)[0])).toMatchObject({
+			id: disabled[0].id,
+			type: 'webhook.disabled',
+			org_id: org.id,
+		});
 
-    // The next event is not even queued for the disabled endpoint: once every queued delivery had its attempt, it got nothing.
-    await org.admin.post('/labs', { name: 'Gone 2', tier: 'vm' });
-    await server.webhooksIdle();
-    expect(receiver.at(hook.path)).toHaveLength(1);
-    expect(await deliveriesOf(hook.id)).toHaveLength(1);
-  });
+		// The next event is not even queued for the disabled endpoint: once every queued delivery had its attempt, it got nothing.
+		await org.admin.post('/labs', { name: 'Gone 2', tier: 'vm' });
+		await server.webhooksIdle();
+		expect(receiver.at(hook.path)).toHaveLength(1);
+		expect(await deliveriesOf(hook.id)).toHaveLength(1);
+	});
 
-  it('never follows a redirect', async () => {
-    const hook = await subscribe(['lab.created']);
-    receiver.reply = (delivery) =>
-      delivery.path === hook.path ? { status: 302, headers: { location: `${receiver.url}/redirected` } } : { status: 204 };
-    await org.admin.post('/labs', { name: 'Redirected', tier: 'vm' });
-    await waitForDelivery(hook.id, (d) => d.attempts === 1);
-    expect((await deliveriesOf(hook.id))[0]).toMatchObject({ status: 'failed', last_status_code: 302, last_error: 'HTTP 302 (redirects are not followed)' });
-    expect(receiver.at('/redirected')).toHaveLength(0);
-  });
+	it('never follows a redirect', async () => {
+		const hook = await subscribe(['lab.created']);
+		receiver.reply = (delivery) =>
+			delivery.path === hook.path
+				? { status: 302, headers: { location: `${receiver.url}/redirected` } }
+				: { status: 204 };
+		await org.admin.post('/labs', { name: 'Redirected', tier: 'vm' });
+		await waitForDelivery(hook.id, (d) => d.attempts === 1);
+		expect((await deliveriesOf(hook.id))[0]).toMatchObject({
+			status: 'failed',
+			last_status_code: 302,
+			last_error: 'HTTP 302 (redirects are not followed)',
+		});
+		expect(receiver.at('/redirected')).toHaveLength(0);
+	});
 
-  it('reads at most 4 KB of a response', async () => {
-    const hook = await subscribe(['lab.created']);
-    receiver.reply = () => ({ status: 500, body: 'x'.repeat(1_000_000) });
-    await org.admin.post('/labs', { name: 'Chatty', tier: 'vm' });
-    await waitForDelivery(hook.id, (d) => d.attempts === 1);
-    expect((await deliveriesOf(hook.id))[0].last_error).toBe(`HTTP 500: ${'x'.repeat(200)}`);
-  });
+	it('reads at most 4 KB of a response', async () => {
+		const hook = await subscribe(['lab.created']);
+		receiver.reply = () => ({ status: 500, body: 'x'.repeat(1_000_000) });
+		await org.admin.post('/labs', { name: 'Chatty', tier: 'vm' });
+		await waitForDelivery(hook.id, (d) => d.attempts === 1);
+		expect((await deliveriesOf(hook.id))[0].last_error).toBe(`HTTP 500: ${'x'.repeat(200)}`);
+	});
 
-  it('drops pending deliveries when the endpoint is deleted', async () => {
-    const hook = await subscribe(['lab.created']);
-    receiver.reply = () => ({ status: 500 });
-    await org.admin.post('/labs', { name: 'Dropped', tier: 'vm' });
-    await waitForDelivery(hook.id, (d) => d.status === 'failed');
-    expect((await org.admin.delete(`/orgs/${org.id}/webhooks/${hook.id}`)).status).toBe(204);
-    expect(server.db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?').get(hook.id)).toEqual({ n: 0 });
-    const before = receiver.at(hook.path).length;
-    await server.webhooksIdle();
-    expect(receiver.at(hook.path)).toHaveLength(before);
-    expect((await org.admin.get(`/orgs/${org.id}/webhooks/${hook.id}/deliveries`)).status).toBe(404);
-  });
+	it('drops pending deliveries when the endpoint is deleted', async () => {
+		const hook = await subscribe(['lab.created']);
+		receiver.reply = () => ({ status: 500 });
+		await org.admin.post('/labs', { name: 'Dropped', tier: 'vm' });
+		await waitForDelivery(hook.id, (d) => d.status === 'failed');
+		expect((await org.admin.delete(`/orgs/${org.id}/webhooks/${hook.id}`)).status).toBe(204);
+		expect(
+			server.db
+				.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ?')
+				.get(hook.id),
+		).toEqual({ n: 0 });
+		const before = receiver.at(hook.path).length;
+		await server.webhooksIdle();
+		expect(receiver.at(hook.path)).toHaveLength(before);
+		expect((await org.admin.get(`/orgs/${org.id}/webhooks/${hook.id}/deliveries`)).status).toBe(
+			404,
+		);
+	});
 
-  it('sends a delivery to every subscribed endpoint of the organisation, and none of another', async () => {
-    const first = await subscribe(['lab.created']);
-    const second = await subscribe(['lab.created']);
-    const other = await createOrg(server);
-    const theirs = await other.admin.post(`/orgs/${other.id}/webhooks`, { url: `${receiver.url}/theirs-${pathCounter}`, event_types: ['lab.created'] });
-    await org.admin.post('/labs', { name: 'Fan out', tier: 'vm' });
-    await receiver.waitFor(() => receiver.at(first.path).length === 1 && receiver.at(second.path).length === 1);
-    await server.webhooksIdle();
-    expect(receiver.received.filter((d) => d.path === new URL(theirs.body.url).pathname)).toHaveLength(0);
-  });
+	it('sends a delivery to every subscribed endpoint of the organisation, and none of another', async () => {
+		const first = await subscribe(['lab.created']);
+		const second = await subscribe(['lab.created']);
+		const other = await createOrg(server);
+		const theirs = await other.admin.post(`/orgs/${other.id}/webhooks`, {
+			url: `${receiver.url}/theirs-${pathCounter}`,
+			event_types: ['lab.created'],
+		});
+		await org.admin.post('/labs', { name: 'Fan out', tier: 'vm' });
+		await receiver.waitFor(
+			() => receiver.at(first.path).length === 1 && receiver.at(second.path).length === 1,
+		);
+		await server.webhooksIdle();
+		expect(
+			receiver.received.filter((d) => d.path === new URL(theirs.body.url).pathname),
+		).toHaveLength(0);
+	});
 
-  async function waitForDelivery(webhookId: string, predicate: (delivery: any) => boolean) {
-    return eventually(async () => {
-      const [latest] = await deliveriesOf(webhookId);
-      return latest && predicate(latest) ? latest : false;
-    }, `a delivery of ${webhookId} to match`);
-  }
+	async function waitForDelivery(webhookId: string, predicate: (delivery: any) => boolean) {
+		return eventually(async () => {
+			const [latest] = await deliveriesOf(webhookId);
+			return latest && predicate(latest) ? latest : false;
+		}, `a delivery of ${webhookId} to match`);
+	}
 });

@@ -2,17 +2,17 @@ import type { Clock } from '../../server/src/core/clock.ts';
 
 /** A clock that stands still until the test moves it. */
 export class ManualClock implements Clock {
-  #now: number;
+	#now: number;
 
-  constructor(start = Date.parse('2026-01-05T09:00:00.000Z')) {
-    this.#now = start;
-  }
+	constructor(start = Date.parse('2026-01-05T09:00:00.000Z')) {
+		this.#now = start;
+	}
 
-  now(): number {
-    return this.#now;
-  }
+	now(): number {
+		return this.#now;
+	}
 
-  advance(ms: number): void {
-    this.#now += ms;
-  }
+	advance(ms: number): void {
+		this.#now += ms;
+	}
 }

@@ -3,7 +3,10 @@ import { apiRequestAllItems } from '../../shared/transport';
 import { matches } from './matches';
 
 /** Published versions of every lab, shown with the lab's name: what a session can be created on. */
-export async function searchPublishedLabVersions(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchPublishedLabVersions(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const labs = await apiRequestAllItems.call(this, '/labs');
 	const results: INodeListSearchResult['results'] = [];
 	for (const lab of labs) {
@@ -17,11 +20,17 @@ export async function searchPublishedLabVersions(this: ILoadOptionsFunctions, fi
 }
 
 /** Draft versions of the lab chosen in the node's Lab parameter: what can be published. */
-export async function searchDraftLabVersions(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchDraftLabVersions(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const lab = this.getCurrentNodeParameter('lab') as { value?: string } | string | undefined;
 	const labId = typeof lab === 'object' ? lab?.value : lab;
 	if (!labId) return { results: [] };
-	const versions: IDataObject[] = await apiRequestAllItems.call(this, `/labs/${encodeURIComponent(labId)}/versions`);
+	const versions: IDataObject[] = await apiRequestAllItems.call(
+		this,
+		`/labs/${encodeURIComponent(labId)}/versions`,
+	);
 	return {
 		results: versions
 			.filter((version) => version.status === 'draft' && matches(filter, `v${version.version}`))

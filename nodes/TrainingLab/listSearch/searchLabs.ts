@@ -2,7 +2,10 @@ import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow'
 import { apiRequestAllItems } from '../../shared/transport';
 import { matches } from './matches';
 
-export async function searchLabs(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchLabs(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const labs = await apiRequestAllItems.call(this, '/labs');
 	return {
 		results: labs

@@ -2,7 +2,10 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from '
 import { apiRequest, apiRequestAllItems } from '../../shared/transport';
 import { matches } from './matches';
 
-export async function searchMembers(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchMembers(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const me = (await apiRequest.call(this, 'GET', '/me')).body as { org: { id: string } };
 	const members = await apiRequestAllItems.call(this, `/orgs/${me.org.id}/members`);
 	return {

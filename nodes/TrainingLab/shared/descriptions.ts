@@ -2,7 +2,12 @@ import type { INodeProperties } from 'n8n-workflow';
 
 const UUID_REGEX = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
-function locator(name: string, displayName: string, searchListMethod: string, description: string): INodeProperties {
+function locator(
+	name: string,
+	displayName: string,
+	searchListMethod: string,
+	description: string,
+): INodeProperties {
 	return {
 		displayName,
 		name,
@@ -23,15 +28,31 @@ function locator(name: string, displayName: string, searchListMethod: string, de
 				type: 'string',
 				placeholder: 'e.g. 0b5c7a3e-6f0d-4f43-9a5e-2f1d8c4b7e21',
 				validation: [
-					{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: `Not a valid ${displayName.toLowerCase()} ID` } },
+					{
+						type: 'regex',
+						properties: {
+							regex: UUID_REGEX,
+							errorMessage: `Not a valid ${displayName.toLowerCase()} ID`,
+						},
+					},
 				],
 			},
 		],
 	};
 }
 
-export const memberLocator = locator('member', 'Member', 'searchMembers', 'The member, by name or e-mail');
-export const sessionLocator = locator('session', 'Session', 'searchSessions', 'The training session');
+export const memberLocator = locator(
+	'member',
+	'Member',
+	'searchMembers',
+	'The member, by name or e-mail',
+);
+export const sessionLocator = locator(
+	'session',
+	'Session',
+	'searchSessions',
+	'The training session',
+);
 export const labLocator = locator('lab', 'Lab', 'searchLabs', 'The lab');
 export const publishedLabVersionLocator = locator(
 	'labVersion',
@@ -39,7 +60,12 @@ export const publishedLabVersionLocator = locator(
 	'searchPublishedLabVersions',
 	'A published lab version to run the session on',
 );
-export const draftLabVersionLocator = locator('labVersion', 'Lab Version', 'searchDraftLabVersions', 'A draft version of the lab');
+export const draftLabVersionLocator = locator(
+	'labVersion',
+	'Lab Version',
+	'searchDraftLabVersions',
+	'A draft version of the lab',
+);
 
 /** The e-mail and name of a person (a member to add, a participant to join). */
 export const personFields: INodeProperties[] = [

@@ -2,7 +2,11 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiRequestAllItems } from '../../shared/transport';
 
 /** Fetches a list honouring the operation's Return All / Limit parameters. */
-export async function getList(this: IExecuteFunctions, itemIndex: number, path: string): Promise<IDataObject[]> {
+export async function getList(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	path: string,
+): Promise<IDataObject[]> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
 	const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
 	return await apiRequestAllItems.call(this, path, { limit, itemIndex });

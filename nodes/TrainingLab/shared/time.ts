@@ -24,6 +24,13 @@ function offsetMs(instant: number, timeZone: string): number {
 		second: '2-digit',
 	}).formatToParts(new Date(instant));
 	const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-	const wallClock = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+	const wallClock = Date.UTC(
+		part('year'),
+		part('month') - 1,
+		part('day'),
+		part('hour'),
+		part('minute'),
+		part('second'),
+	);
 	return wallClock - Math.floor(instant / 1000) * 1000;
 }

@@ -3,17 +3,22 @@ import type { Principal } from '../schemas/identity.ts';
 
 /** Who is acting: the authenticated key's user, with the key's effective role. */
 export interface Actor {
-  orgId: string;
-  userId: string;
-  email: string;
-  role: Role;
+	orgId: string;
+	userId: string;
+	email: string;
+	role: Role;
 }
 
 /** An authenticated caller: the principal `GET /me` shows, plus the key that authenticated. */
 export interface Caller extends Principal {
-  keyId: string;
+	keyId: string;
 }
 
 export function actorOf(caller: Caller): Actor {
-  return { orgId: caller.org.id, userId: caller.user.id, email: caller.user.email, role: caller.role };
+	return {
+		orgId: caller.org.id,
+		userId: caller.user.id,
+		email: caller.user.email,
+		role: caller.role,
+	};
 }

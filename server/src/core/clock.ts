@@ -3,13 +3,13 @@
  * changes and events, and the webhook schedule all read it, so tests can move time instead of waiting.
  */
 export interface Clock {
-  /** Unix milliseconds. */
-  now(): number;
+	/** Unix milliseconds. */
+	now(): number;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** An instant as an RFC 3339 UTC timestamp with millisecond precision, the API's only timestamp format. */
 export function isoAt(ms: number): string {
-  return new Date(ms).toISOString();
+	return new Date(ms).toISOString();
 }

@@ -3,17 +3,17 @@ import { BOUNDS } from '../schemas/bounds.ts';
 import { inTransaction } from './transaction.ts';
 
 export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
+	version: number;
+	name: string;
+	sql: string;
 }
 
 // Append-only: a released migration is never edited; a change to the schema is a new entry.
 export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'initial schema',
-    sql: `
+	{
+		version: 1,
+		name: 'initial schema',
+		sql: `
       CREATE TABLE orgs (
         id         TEXT PRIMARY KEY,
         name       TEXT NOT NULL,
@@ -138,11 +138,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
       CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
     `,
-  },
-  {
-    version: 2,
-    name: 'webhook delivery outbox',
-    sql: `
+	},
+	{
+		version: 2,
+		name: 'webhook delivery outbox',
+		sql: `
       ALTER TABLE webhooks ADD COLUMN disabled_at TEXT;
 
       -- One row per (event, subscribed endpoint), written in the transaction of the event: the outbox.
@@ -162,71 +162,79 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status IN ('pending', 'failed');
       CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, seq);
     `,
-  },
-  {
-    version: 3,
-    name: 'server keys',
-    sql: `
+	},
+	{
+		version: 3,
+		name: 'server keys',
+		sql: `
       -- Keys of the server itself, e.g. the one that seals paging cursors.
       CREATE TABLE server_keys (
         name TEXT PRIMARY KEY,
         key  BLOB NOT NULL
       ) WITHOUT ROWID;
     `,
-  },
-  {
-    version: 4,
-    name: 'bounds enforced by the database',
-    // SQLite cannot add a CHECK to an existing table without rebuilding it (and the tables that
-    // reference it), so the checks are triggers. The numbers come from schemas/bounds.ts: the schema
-    // snapshot test fails if they change without a new migration.
-    sql: [
-      boundsCheck('orgs', { name: textLength(BOUNDS.name) }),
-      boundsCheck('users', { name: textLength(BOUNDS.name), email: textLength({ min: 3, max: BOUNDS.email.max }) }),
-      boundsCheck('api_keys', { name: textLength(BOUNDS.name) }),
-      boundsCheck('labs', { name: textLength(BOUNDS.name) }),
-      boundsCheck('sessions', {
-        title: textLength(BOUNDS.name),
-        capacity: `typeof(%) = 'integer' AND % BETWEEN ${BOUNDS.capacity.min} AND ${BOUNDS.capacity.max}`,
-      }),
-      boundsCheck('participants', { name: textLength(BOUNDS.name), email: textLength({ min: 3, max: BOUNDS.email.max }) }),
-      boundsCheck('webhooks', {
-        url: textLength({ min: 1, max: BOUNDS.webhookUrl.max }),
-        description: `% IS NULL OR length(%) <= ${BOUNDS.webhookDescription.max}`,
-      }),
-    ].join('\n'),
-  },
+	},
+	{
+		version: 4,
+		name: 'bounds enforced by the database',
+		// SQLite cannot add a CHECK to an existing table without rebuilding it (and the tables that
+		// reference it), so the checks are triggers. The numbers come from schemas/bounds.ts: the schema
+		// snapshot test fails if they change without a new migration.
+		sql: [
+			boundsCheck('orgs', { name: textLength(BOUNDS.name) }),
+			boundsCheck('users', {
+				name: textLength(BOUNDS.name),
+				email: textLength({ min: 3, max: BOUNDS.email.max }),
+			}),
+			boundsCheck('api_keys', { name: textLength(BOUNDS.name) }),
+			boundsCheck('labs', { name: textLength(BOUNDS.name) }),
+			boundsCheck('sessions', {
+				title: textLength(BOUNDS.name),
+				capacity: `typeof(%) = 'integer' AND % BETWEEN ${BOUNDS.capacity.min} AND ${BOUNDS.capacity.max}`,
+			}),
+			boundsCheck('participants', {
+				name: textLength(BOUNDS.name),
+				email: textLength({ min: 3, max: BOUNDS.email.max }),
+			}),
+			boundsCheck('webhooks', {
+				url: textLength({ min: 1, max: BOUNDS.webhookUrl.max }),
+				description: `% IS NULL OR length(%) <= ${BOUNDS.webhookDescription.max}`,
+			}),
+		].join('\n'),
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {
-  return `length(%) BETWEEN ${min} AND ${max}`;
+	return `length(%) BETWEEN ${min} AND ${max}`;
 }
 
 /** Triggers refusing an insert or update of `table` that breaks any of the conditions (`%` stands for the column). */
 function boundsCheck(table: string, conditions: Record<string, string>): string {
-  const broken = Object.entries(conditions)
-    .map(([column, condition]) => `NOT (${condition.replaceAll('%', `NEW.${column}`)})`)
-    .join(' OR ');
-  return ['INSERT', 'UPDATE']
-    .map(
-      (event) =>
-        `CREATE TRIGGER ${table}_bounds_${event.toLowerCase()} BEFORE ${event} ON ${table} WHEN ${broken} ` +
-        `BEGIN SELECT RAISE(ABORT, 'bounds: ${table}'); END;`,
-    )
-    .join('\n');
+	const broken = Object.entries(conditions)
+		.map(([column, condition]) => `NOT (${condition.replaceAll('%', `NEW.${column}`)})`)
+		.join(' OR ');
+	return ['INSERT', 'UPDATE']
+		.map(
+			(event) =>
+				`CREATE TRIGGER ${table}_bounds_${event.toLowerCase()} BEFORE ${event} ON ${table} WHEN ${broken} ` +
+				`BEGIN SELECT RAISE(ABORT, 'bounds: ${table}'); END;`,
+		)
+		.join('\n');
 }
 
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  const latest = migrations.at(-1)?.version ?? 0;
-  if (current > latest) {
-    throw new Error(`Database schema version ${current} is newer than this server supports (${latest}).`);
-  }
-  for (const migration of migrations) {
-    if (migration.version <= current) continue;
-    inTransaction(db, () => {
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    });
-  }
+	const current = db.pragma('user_version', { simple: true }) as number;
+	const latest = migrations.at(-1)?.version ?? 0;
+	if (current > latest) {
+		throw new Error(
+			`Database schema version ${current} is newer than this server supports (${latest}).`,
+		);
+	}
+	for (const migration of migrations) {
+		if (migration.version <= current) continue;
+		inTransaction(db, () => {
+			db.exec(migration.sql);
+			db.pragma(`user_version = ${migration.version}`);
+		});
+	}
 }

@@ -5,5 +5,5 @@ import type { Database } from 'better-sqlite3';
  * failing to upgrade later). Nested calls become savepoints of the outer transaction.
  */
 export function inTransaction<T>(db: Database, work: () => T): T {
-  return db.transaction(work).immediate();
+	return db.transaction(work).immediate();
 }

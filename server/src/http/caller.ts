@@ -8,7 +8,7 @@ export type Identity = { caller: Caller } | { caller: null; problem: 'missing' |
 const identities = new WeakMap<Request, Identity>();
 
 export function identityOf(req: Request): Identity {
-  return identities.get(req) ?? { caller: null, problem: 'missing' };
+	return identities.get(req) ?? { caller: null, problem: 'missing' };
 }
 
 /**
@@ -16,17 +16,17 @@ export function identityOf(req: Request): Identity {
  * know who is calling, and each route decides whether it needs a caller.
  */
 export function identifyCaller(apiKeys: ApiKeyService) {
-  return (req: Request, _res: Response, next: NextFunction): void => {
-    const header = req.headers.authorization;
-    let identity: Identity;
-    if (header === undefined) {
-      identity = { caller: null, problem: 'missing' };
-    } else {
-      const match = /^Bearer +([^\s]+) *$/i.exec(header);
-      const caller = match ? apiKeys.authenticate(match[1]) : null;
-      identity = caller ? { caller } : { caller: null, problem: 'invalid' };
-    }
-    identities.set(req, identity);
-    next();
-  };
+	return (req: Request, _res: Response, next: NextFunction): void => {
+		const header = req.headers.authorization;
+		let identity: Identity;
+		if (header === undefined) {
+			identity = { caller: null, problem: 'missing' };
+		} else {
+			const match = /^Bearer +([^\s]+) *$/i.exec(header);
+			const caller = match ? apiKeys.authenticate(match[1]) : null;
+			identity = caller ? { caller } : { caller: null, problem: 'invalid' };
+		}
+		identities.set(req, identity);
+		next();
+	};
 }

@@ -1,4 +1,10 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+	createServer,
+	STATUS_CODES,
+	type IncomingMessage,
+	type Server,
+	type ServerResponse,
+} from 'node:http';
 import { isIPv6 } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
@@ -12,12 +18,12 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface HttpServer {
-  server: Server;
-  /**
-   * Stops accepting connections, closes idle keep-alive connections at once, lets the requests in
-   * flight finish with `Connection: close`, and resolves when the last connection is gone.
-   */
-  shutdown(forceAfterMs: number): Promise<void>;
+	server: Server;
+	/**
+	 * Stops accepting connections, closes idle keep-alive connections at once, lets the requests in
+	 * flight finish with `Connection: close`, and resolves when the last connection is gone.
+	 */
+	shutdown(forceAfterMs: number): Promise<void>;
 }
 
 /**
@@ -26,83 +32,92 @@ export interface HttpServer {
  * timeouts, unknown `Expect`).
  */
 export function createHttpServer(app: Handler, limits: HttpLimits): HttpServer {
-  const inFlight = new Set<ServerResponse>();
-  let closing = false;
+	const inFlight = new Set<ServerResponse>();
+	let closing = false;
 
-  const handle: Handler = (req, res) => {
-    inFlight.add(res);
-    res.on('close', () => inFlight.delete(res));
-    if (closing) res.setHeader('Connection', 'close');
-    app(req, res);
-  };
+	const handle: Handler = (req, res) => {
+		inFlight.add(res);
+		res.on('close', () => inFlight.delete(res));
+		if (closing) res.setHeader('Connection', 'close');
+		app(req, res);
+	};
 
-  const server = createServer(
-    {
-      // A missing Host is answered by the app with the envelope, not by Node with an empty 400.
-      requireHostHeader: false,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      // Timeouts are enforced by a periodic sweep (30 s by default): sweep often enough to honour them.
-      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
-      maxHeaderSize: MAX_HEADER_BYTES,
-    },
-    handle,
-  );
-  server.on('clientError', answerClientError);
-  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
-    sendEnvelope(res, new ApiError('expectation_failed', 'Only "Expect: 100-continue" is supported.'));
-  });
-  // Tell the client to send its body only when the declared size will be accepted.
-  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    if (!declaresTooLargeBody(req)) res.writeContinue();
-    handle(req, res);
-  });
+	const server = createServer(
+		{
+			// A missing Host is answered by the app with the envelope, not by Node with an empty 400.
+			requireHostHeader: false,
+			headersTimeout: limits.headersTimeoutMs,
+			requestTimeout: limits.requestTimeoutMs,
+			keepAliveTimeout: limits.keepAliveTimeoutMs,
+			// Timeouts are enforced by a periodic sweep (30 s by default): sweep often enough to honour them.
+			connectionsCheckingInterval: Math.max(
+				10,
+				Math.min(1000, Math.floor(limits.headersTimeoutMs / 4)),
+			),
+			maxHeaderSize: MAX_HEADER_BYTES,
+		},
+		handle,
+	);
+	server.on('clientError', answerClientError);
+	server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+		sendEnvelope(
+			res,
+			new ApiError('expectation_failed', 'Only "Expect: 100-continue" is supported.'),
+		);
+	});
+	// Tell the client to send its body only when the declared size will be accepted.
+	server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+		if (!declaresTooLargeBody(req)) res.writeContinue();
+		handle(req, res);
+	});
 
-  let stopped: Promise<void> | undefined;
-  const shutdown = (forceAfterMs: number): Promise<void> => {
-    stopped ??= new Promise<void>((resolve) => {
-      closing = true;
-      for (const res of inFlight) {
-        if (!res.headersSent) res.setHeader('Connection', 'close');
-        else res.on('finish', () => setImmediate(() => server.closeIdleConnections()));
-      }
-      const force = setTimeout(() => server.closeAllConnections(), forceAfterMs);
-      force.unref();
-      server.close(() => {
-        clearTimeout(force);
-        resolve();
-      });
-      server.closeIdleConnections();
-    });
-    return stopped;
-  };
-  return { server, shutdown };
+	let stopped: Promise<void> | undefined;
+	const shutdown = (forceAfterMs: number): Promise<void> => {
+		stopped ??= new Promise<void>((resolve) => {
+			closing = true;
+			for (const res of inFlight) {
+				if (!res.headersSent) res.setHeader('Connection', 'close');
+				else res.on('finish', () => setImmediate(() => server.closeIdleConnections()));
+			}
+			const force = setTimeout(() => server.closeAllConnections(), forceAfterMs);
+			force.unref();
+			server.close(() => {
+				clearTimeout(force);
+				resolve();
+			});
+			server.closeIdleConnections();
+		});
+		return stopped;
+	};
+	return { server, shutdown };
 }
 
 /** The envelope as a complete HTTP/1.1 response for a socket that has no response object. */
 function rawEnvelopeResponse(status: number, error: ApiError): string {
-  const body = JSON.stringify(error.toEnvelope());
-  return (
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-    'Content-Type: application/json; charset=utf-8\r\n' +
-    'X-Content-Type-Options: nosniff\r\n' +
-    'Cache-Control: no-store\r\n' +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-    'Connection: close\r\n\r\n' +
-    body
-  );
+	const body = JSON.stringify(error.toEnvelope());
+	return (
+		`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+		'Content-Type: application/json; charset=utf-8\r\n' +
+		'X-Content-Type-Options: nosniff\r\n' +
+		'Cache-Control: no-store\r\n' +
+		`Content-Length: ${Buffer.byteLength(body)}\r\n` +
+		'Connection: close\r\n\r\n' +
+		body
+	);
 }
 
 function clientErrorOf(code: string | undefined): ApiError {
-  switch (code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return new ApiError('headers_too_large', `The request headers exceed ${MAX_HEADER_BYTES / 1024} KB.`);
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ApiError('request_timeout', 'The request was not received in time.');
-    default:
-      return new ApiError('validation_failed', 'The request is not valid HTTP.');
-  }
+	switch (code) {
+		case 'HPE_HEADER_OVERFLOW':
+			return new ApiError(
+				'headers_too_large',
+				`The request headers exceed ${MAX_HEADER_BYTES / 1024} KB.`,
+			);
+		case 'ERR_HTTP_REQUEST_TIMEOUT':
+			return new ApiError('request_timeout', 'The request was not received in time.');
+		default:
+			return new ApiError('validation_failed', 'The request is not valid HTTP.');
+	}
 }
 
 /**
@@ -110,30 +125,30 @@ function clientErrorOf(code: string | undefined): ApiError {
  * the connection has started, so a reply is never spliced into another one.
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  const response = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-  if (!socket.writable || error.code === 'ECONNRESET' || response?.headersSent) {
-    socket.destroy();
-    return;
-  }
-  const apiError = clientErrorOf(error.code);
-  socket.end(rawEnvelopeResponse(apiError.status, apiError));
+	const response = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+	if (!socket.writable || error.code === 'ECONNRESET' || response?.headersSent) {
+		socket.destroy();
+		return;
+	}
+	const apiError = clientErrorOf(error.code);
+	socket.end(rawEnvelopeResponse(apiError.status, apiError));
 }
 
 function sendEnvelope(res: ServerResponse, error: ApiError): void {
-  const body = JSON.stringify(error.toEnvelope());
-  res.writeHead(error.status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'X-Content-Type-Options': 'nosniff',
-    'Cache-Control': 'no-store',
-    'Content-Length': Buffer.byteLength(body),
-    Connection: 'close',
-  });
-  res.end(body);
+	const body = JSON.stringify(error.toEnvelope());
+	res.writeHead(error.status, {
+		'Content-Type': 'application/json; charset=utf-8',
+		'X-Content-Type-Options': 'nosniff',
+		'Cache-Control': 'no-store',
+		'Content-Length': Buffer.byteLength(body),
+		Connection: 'close',
+	});
+	res.end(body);
 }
 
 function declaresTooLargeBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return length !== undefined && Number(length) > MAX_BODY_BYTES;
+	const length = req.headers['content-length'];
+	return length !== undefined && Number(length) > MAX_BODY_BYTES;
 }
 
 // RFC 3986 authority without userinfo: a bracketed IPv6 literal or a reg-name/IPv4, then an optional port.
@@ -141,11 +156,13 @@ const HOST_PATTERN = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9\-._~]+))(?::([0-9]{1,
 
 /** Why a Host header (or the authority of an absolute request target) is unusable, or null. */
 export function hostProblem(host: string): string | null {
-  const match = HOST_PATTERN.exec(host);
-  if (!match) return 'The Host header is not a valid host[:port].';
-  if (match[1] !== undefined && !isIPv6(match[1])) return 'The Host header holds an invalid IPv6 address.';
-  if (match[3] !== undefined && Number(match[3]) > 65535) return 'The Host header holds an invalid port.';
-  return null;
+	const match = HOST_PATTERN.exec(host);
+	if (!match) return 'The Host header is not a valid host[:port].';
+	if (match[1] !== undefined && !isIPv6(match[1]))
+		return 'The Host header holds an invalid IPv6 address.';
+	if (match[3] !== undefined && Number(match[3]) > 65535)
+		return 'The Host header holds an invalid port.';
+	return null;
 }
 
 /**
@@ -154,21 +171,24 @@ export function hostProblem(host: string): string | null {
  * refused before a byte of the body is read.
  */
 export function guardRequest(req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  const host = req.headers.host;
-  const problem =
-    host === undefined
-      ? req.httpVersionMajor === 1 && req.httpVersionMinor === 0
-        ? null
-        : 'The Host header is required.'
-      : hostProblem(host);
-  if (problem) return next(new ApiError('validation_failed', problem, [{ path: 'Host', message: problem }]));
-  const absoluteTarget = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(req.url);
-  if (absoluteTarget && hostProblem(absoluteTarget[1])) {
-    return next(new ApiError('validation_failed', 'The request target is not a valid URL.'));
-  }
-  if (declaresTooLargeBody(req)) {
-    return next(new ApiError('payload_too_large', `The request body exceeds ${MAX_BODY_BYTES / 1024} KB.`));
-  }
-  next();
+	res.setHeader('X-Content-Type-Options', 'nosniff');
+	const host = req.headers.host;
+	const problem =
+		host === undefined
+			? req.httpVersionMajor === 1 && req.httpVersionMinor === 0
+				? null
+				: 'The Host header is required.'
+			: hostProblem(host);
+	if (problem)
+		return next(new ApiError('validation_failed', problem, [{ path: 'Host', message: problem }]));
+	const absoluteTarget = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(req.url);
+	if (absoluteTarget && hostProblem(absoluteTarget[1])) {
+		return next(new ApiError('validation_failed', 'The request target is not a valid URL.'));
+	}
+	if (declaresTooLargeBody(req)) {
+		return next(
+			new ApiError('payload_too_large', `The request body exceeds ${MAX_BODY_BYTES / 1024} KB.`),
+		);
+	}
+	next();
 }

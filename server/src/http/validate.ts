@@ -4,12 +4,23 @@ import { ApiError } from '../core/errors.ts';
 const WHERE = { params: 'Path parameter', query: 'Query parameter', body: 'Request body' } as const;
 
 /** Parses input with its schema or throws a 400 naming the first problem (all problems in `details`). */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: keyof typeof WHERE): z.output<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const details = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-  const first = details[0];
-  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
-  const location = first.path ? `${WHERE[where]} "${first.path}"` : WHERE[where];
-  throw new ApiError('validation_failed', `${location} is invalid: ${first.message}${more}`, details);
+export function parseInput<S extends z.ZodType>(
+	schema: S,
+	input: unknown,
+	where: keyof typeof WHERE,
+): z.output<S> {
+	const result = schema.safeParse(input);
+	if (result.success) return result.data;
+	const details = result.error.issues.map((issue) => ({
+		path: issue.path.join('.'),
+		message: issue.message,
+	}));
+	const first = details[0];
+	const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
+	const location = first.path ? `${WHERE[where]} "${first.path}"` : WHERE[where];
+	throw new ApiError(
+		'validation_failed',
+		`${location} is invalid: ${first.message}${more}`,
+		details,
+	);
 }

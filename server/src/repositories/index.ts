@@ -11,33 +11,33 @@ import { UserRepository } from './users.ts';
 import { WebhookRepository } from './webhooks.ts';
 
 export interface Repositories {
-  orgs: OrgRepository;
-  users: UserRepository;
-  apiKeys: ApiKeyRepository;
-  labs: LabRepository;
-  labVersions: LabVersionRepository;
-  sessions: SessionRepository;
-  participants: ParticipantRepository;
-  events: EventRepository;
-  webhooks: WebhookRepository;
-  deliveries: DeliveryRepository;
-  idempotency: IdempotencyRepository;
-  serverKeys: ServerKeyRepository;
+	orgs: OrgRepository;
+	users: UserRepository;
+	apiKeys: ApiKeyRepository;
+	labs: LabRepository;
+	labVersions: LabVersionRepository;
+	sessions: SessionRepository;
+	participants: ParticipantRepository;
+	events: EventRepository;
+	webhooks: WebhookRepository;
+	deliveries: DeliveryRepository;
+	idempotency: IdempotencyRepository;
+	serverKeys: ServerKeyRepository;
 }
 
 export function createRepositories(db: Database): Repositories {
-  return {
-    orgs: new OrgRepository(db),
-    users: new UserRepository(db),
-    apiKeys: new ApiKeyRepository(db),
-    labs: new LabRepository(db),
-    labVersions: new LabVersionRepository(db),
-    sessions: new SessionRepository(db),
-    participants: new ParticipantRepository(db),
-    events: new EventRepository(db),
-    webhooks: new WebhookRepository(db),
-    deliveries: new DeliveryRepository(db),
-    idempotency: new IdempotencyRepository(db),
-    serverKeys: new ServerKeyRepository(db),
-  };
+	return {
+		orgs: new OrgRepository(db),
+		users: new UserRepository(db),
+		apiKeys: new ApiKeyRepository(db),
+		labs: new LabRepository(db),
+		labVersions: new LabVersionRepository(db),
+		sessions: new SessionRepository(db),
+		participants: new ParticipantRepository(db),
+		events: new EventRepository(db),
+		webhooks: new WebhookRepository(db),
+		deliveries: new DeliveryRepository(db),
+		idempotency: new IdempotencyRepository(db),
+		serverKeys: new ServerKeyRepository(db),
+	};
 }

@@ -1,64 +1,70 @@
 import type { Database } from 'better-sqlite3';
 
 export interface WebhookRow {
-  seq: number;
-  id: string;
-  org_id: string;
-  url: string;
-  /** JSON array text */
-  event_types: string;
-  description: string | null;
-  secret: string;
-  created_at: string;
-  disabled_at: string | null;
+	seq: number;
+	id: string;
+	org_id: string;
+	url: string;
+	/** JSON array text */
+	event_types: string;
+	description: string | null;
+	secret: string;
+	created_at: string;
+	disabled_at: string | null;
 }
 export type NewWebhook = Omit<WebhookRow, 'seq' | 'disabled_at'>;
 
 export class WebhookRepository {
-  readonly #insert;
-  readonly #find;
-  readonly #findByUrl;
-  readonly #page;
-  readonly #delete;
-  readonly #disable;
+	readonly #insert;
+	readonly #find;
+	readonly #findByUrl;
+	readonly #page;
+	readonly #delete;
+	readonly #disable;
 
-  constructor(db: Database) {
-    this.#insert = db.prepare<NewWebhook>(
-      `INSERT INTO webhooks (id, org_id, url, event_types, description, secret, created_at)
+	constructor(db: Database) {
+		this.#insert = db.prepare<NewWebhook>(
+			`INSERT INTO webhooks (id, org_id, url, event_types, description, secret, created_at)
        VALUES (@id, @org_id, @url, @event_types, @description, @secret, @created_at)`,
-    );
-    this.#find = db.prepare<[string, string], WebhookRow>('SELECT * FROM webhooks WHERE org_id = ? AND id = ?');
-    this.#findByUrl = db.prepare<[string, string], WebhookRow>('SELECT * FROM webhooks WHERE org_id = ? AND url = ?');
-    this.#page = db.prepare<[string, number, number], WebhookRow>(
-      'SELECT * FROM webhooks WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-    );
-    this.#delete = db.prepare<[string]>('DELETE FROM webhooks WHERE id = ?');
-    this.#disable = db.prepare<[string, string]>('UPDATE webhooks SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL');
-  }
+		);
+		this.#find = db.prepare<[string, string], WebhookRow>(
+			'SELECT * FROM webhooks WHERE org_id = ? AND id = ?',
+		);
+		this.#findByUrl = db.prepare<[string, string], WebhookRow>(
+			'SELECT * FROM webhooks WHERE org_id = ? AND url = ?',
+		);
+		this.#page = db.prepare<[string, number, number], WebhookRow>(
+			'SELECT * FROM webhooks WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+		);
+		this.#delete = db.prepare<[string]>('DELETE FROM webhooks WHERE id = ?');
+		this.#disable = db.prepare<[string, string]>(
+			'UPDATE webhooks SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL',
+		);
+	}
 
-  insert(webhook: NewWebhook): void {
-    this.#insert.run(webhook);
-  }
+	insert(webhook: NewWebhook): void {
+		this.#insert.run(webhook);
+	}
 
-  find(orgId: string, webhookId: string): WebhookRow | undefined {
-    return this.#find.get(orgId, webhookId);
-  }
+	find(orgId: string, webhookId: string): WebhookRow | undefined {
+		return this.#find.get(orgId, webhookId);
+	}
 
-  findByUrl(orgId: string, url: string): WebhookRow | undefined {
-    return this.#findByUrl.get(orgId, url);
-  }
+	findByUrl(orgId: string, url: string): WebhookRow | undefined {
+		return this.#findByUrl.get(orgId, url);
+	}
 
-  page(orgId: string, afterSeq: number, limit: number): WebhookRow[] {
-    return this.#page.all(orgId, afterSeq, limit);
-  }
+	page(orgId: string, afterSeq: number, limit: number): WebhookRow[] {
+		return this.#page.all(orgId, afterSeq, limit);
+	}
 
-  /** Deletes the endpoint and, by cascade, its deliveries. */
-  delete(webhookId: string): void {
-    this.#delete.run(webhookId);
-  }
+	/** Deletes the endpoint and, by cascade, its deliveries. */
+	delete(webhookId: string): void {
+		this.#delete.run(webhookId);
+	}
 
-  /** True when this call disabled it (false: it was disabled already). */
-  disable(webhookId: string, disabledAt: string): boolean {
-    return this.#disable.run(disabledAt, webhookId).changes > 0;
-  }
+	/** True when this call disabled it (false: it was disabled already). */
+	disable(webhookId: string, disabledAt: string): boolean {
+		return this.#disable.run(disabledAt, webhookId).changes > 0;
+	}
 }

@@ -9,11 +9,11 @@ import { webhookRoutes } from './webhooks.ts';
 
 /** Every endpoint of /api/v1 (besides the OpenAPI document itself). */
 export const ROUTES: readonly AnyRoute[] = [
-  ...identityRoutes,
-  ...memberRoutes,
-  ...orgRoutes,
-  ...sessionRoutes,
-  ...labRoutes,
-  ...apiKeyRoutes,
-  ...webhookRoutes,
+	...identityRoutes,
+	...memberRoutes,
+	...orgRoutes,
+	...sessionRoutes,
+	...labRoutes,
+	...apiKeyRoutes,
+	...webhookRoutes,
 ];

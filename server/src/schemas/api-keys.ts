@@ -7,16 +7,16 @@ export const ApiKeyCreate = z.object({ name: Name, role: Role });
 export type ApiKeyCreate = z.infer<typeof ApiKeyCreate>;
 
 export const ApiKey = z.object({
-  id: Uuid,
-  name: z.string(),
-  prefix: z.string().meta({ description: 'First 12 characters of the key, for recognising it.' }),
-  role: Role,
-  created_at: Timestamp,
-  revoked_at: Timestamp.nullable(),
+	id: Uuid,
+	name: z.string(),
+	prefix: z.string().meta({ description: 'First 12 characters of the key, for recognising it.' }),
+	role: Role,
+	created_at: Timestamp,
+	revoked_at: Timestamp.nullable(),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
 
 export const ApiKeyCreated = ApiKey.extend({
-  key: z.string().meta({ description: 'The full key. Shown once, in this response only.' }),
+	key: z.string().meta({ description: 'The full key. Shown once, in this response only.' }),
 });
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreated>;

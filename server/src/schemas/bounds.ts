@@ -3,13 +3,13 @@
  * document and the database's own checks (migration 4) all follow these.
  */
 export const BOUNDS = {
-  /** Names and titles, after trimming. */
-  name: { min: 1, max: 200 },
-  email: { max: 254 },
-  capacity: { min: 1, max: 1000 },
-  webhookUrl: { max: 2048 },
-  webhookDescription: { max: 1000 },
-  /** `limit` of every list. */
-  pageSize: { min: 1, max: 200 },
-  idempotencyKey: { min: 1, max: 255 },
+	/** Names and titles, after trimming. */
+	name: { min: 1, max: 200 },
+	email: { max: 254 },
+	capacity: { min: 1, max: 1000 },
+	webhookUrl: { max: 2048 },
+	webhookDescription: { max: 1000 },
+	/** `limit` of every list. */
+	pageSize: { min: 1, max: 200 },
+	idempotencyKey: { min: 1, max: 255 },
 } as const;

@@ -3,7 +3,8 @@ import { BOUNDS } from './bounds.ts';
 
 // Clients read these messages (n8n shows them to users): say "Required" rather than "received undefined".
 z.config({
-  customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined),
+	customError: (issue) =>
+		issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined,
 });
 
 export const ROLES = ['admin', 'trainer'] as const;
@@ -18,41 +19,51 @@ export const Uuid = z.uuid().toLowerCase();
  * punctuation or symbol), none of them a control character.
  */
 export const Name = z
-  .string()
-  .trim()
-  .min(BOUNDS.name.min)
-  .max(BOUNDS.name.max)
-  .refine((value) => /[\p{L}\p{N}\p{P}\p{S}]/u.test(value), 'Must contain a visible character')
-  .refine((value) => !/\p{Cc}/u.test(value), 'Must not contain control characters');
+	.string()
+	.trim()
+	.min(BOUNDS.name.min)
+	.max(BOUNDS.name.max)
+	.refine((value) => /[\p{L}\p{N}\p{P}\p{S}]/u.test(value), 'Must contain a visible character')
+	.refine((value) => !/\p{Cc}/u.test(value), 'Must not contain control characters');
 
-export const Email = z.email().max(BOUNDS.email.max).toLowerCase().meta({ description: 'E-mail address, stored lower-cased.' });
+export const Email = z
+	.email()
+	.max(BOUNDS.email.max)
+	.toLowerCase()
+	.meta({ description: 'E-mail address, stored lower-cased.' });
 
 /** RFC 3339 with `Z` or an offset on input; always UTC with `Z` on output. */
 export const TimestampInput = z.iso
-  .datetime({ offset: true })
-  .transform((value) => new Date(value).toISOString())
-  .meta({ description: 'RFC 3339 timestamp with `Z` or an offset; returned in UTC.' });
+	.datetime({ offset: true })
+	.transform((value) => new Date(value).toISOString())
+	.meta({ description: 'RFC 3339 timestamp with `Z` or an offset; returned in UTC.' });
 
-export const Timestamp = z.string().meta({ description: 'RFC 3339 timestamp in UTC (`Z`).', format: 'date-time' });
+export const Timestamp = z
+	.string()
+	.meta({ description: 'RFC 3339 timestamp in UTC (`Z`).', format: 'date-time' });
 
 /** Cursors are sealed by the server (see CursorSeal); here only their outer form is checked. */
 const Cursor = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,128}$/, 'Invalid cursor; use the URL of the `Link: rel="next"` header.')
-  .meta({ description: 'Opaque position from the `Link: rel="next"` header of the previous page.' });
+	.string()
+	.regex(/^[A-Za-z0-9_-]{1,128}$/, 'Invalid cursor; use the URL of the `Link: rel="next"` header.')
+	.meta({
+		description: 'Opaque position from the `Link: rel="next"` header of the previous page.',
+	});
 
 /** `limit` (1–200, plain decimal digits) and `cursor` of every list endpoint. */
 export function listQuery(defaultLimit: number) {
-  return z.object({
-    // Decimal digits only: Number() would also read 0x10, 0b11, 1e1 and +5.
-    limit: z
-      .string()
-      .regex(/^[0-9]{1,4}$/, 'Expected a whole number written in decimal digits')
-      .transform(Number)
-      .pipe(z.number().int().min(BOUNDS.pageSize.min).max(BOUNDS.pageSize.max))
-      .default(defaultLimit)
-      .meta({ description: `Page size, ${BOUNDS.pageSize.min}–${BOUNDS.pageSize.max} (default ${defaultLimit}).` }),
-    cursor: Cursor.optional(),
-  });
+	return z.object({
+		// Decimal digits only: Number() would also read 0x10, 0b11, 1e1 and +5.
+		limit: z
+			.string()
+			.regex(/^[0-9]{1,4}$/, 'Expected a whole number written in decimal digits')
+			.transform(Number)
+			.pipe(z.number().int().min(BOUNDS.pageSize.min).max(BOUNDS.pageSize.max))
+			.default(defaultLimit)
+			.meta({
+				description: `Page size, ${BOUNDS.pageSize.min}–${BOUNDS.pageSize.max} (default ${defaultLimit}).`,
+			}),
+		cursor: Cursor.optional(),
+	});
 }
 export type ListQuery = z.infer<ReturnType<typeof listQuery>>;

@@ -5,8 +5,10 @@ export const Organisation = z.object({ id: Uuid, name: z.string(), slug: z.strin
 export const User = z.object({ id: Uuid, email: z.string(), name: z.string() });
 
 export const Principal = z.object({
-  user: User,
-  org: Organisation,
-  role: Role.meta({ description: "The key's effective role: never above its user's current role." }),
+	user: User,
+	org: Organisation,
+	role: Role.meta({
+		description: "The key's effective role: never above its user's current role.",
+	}),
 });
 export type Principal = z.infer<typeof Principal>;

@@ -6,58 +6,67 @@ import { EventType } from './events.ts';
 export const WebhookParams = z.object({ orgId: Uuid, webhookId: Uuid });
 
 export const WebhookCreate = z.object({
-  url: z
-    .url({ protocol: /^https?$/ })
-    .max(BOUNDS.webhookUrl.max)
-    // A transform runs only once the checks above passed, so the URL is known to parse here.
-    .transform((value, ctx) => {
-      const url = new URL(value);
-      if (url.username !== '' || url.password !== '') {
-        ctx.addIssue({ code: 'custom', message: 'URL must not contain a user name or password.' });
-        return z.NEVER;
-      }
-      return url.href;
-    })
-    .meta({ description: `Absolute \`https://\` URL of a public host, at most ${BOUNDS.webhookUrl.max} characters.` }),
-  event_types: z
-    .array(EventType)
-    .min(1)
-    .max(EventType.options.length)
-    .transform((types) => [...new Set(types)]),
-  description: z.string().trim().max(BOUNDS.webhookDescription.max).optional(),
+	url: z
+		.url({ protocol: /^https?$/ })
+		.max(BOUNDS.webhookUrl.max)
+		// A transform runs only once the checks above passed, so the URL is known to parse here.
+		.transform((value, ctx) => {
+			const url = new URL(value);
+			if (url.username !== '' || url.password !== '') {
+				ctx.addIssue({ code: 'custom', message: 'URL must not contain a user name or password.' });
+				return z.NEVER;
+			}
+			return url.href;
+		})
+		.meta({
+			description: `Absolute \`https://\` URL of a public host, at most ${BOUNDS.webhookUrl.max} characters.`,
+		}),
+	event_types: z
+		.array(EventType)
+		.min(1)
+		.max(EventType.options.length)
+		.transform((types) => [...new Set(types)]),
+	description: z.string().trim().max(BOUNDS.webhookDescription.max).optional(),
 });
 export type WebhookCreate = z.infer<typeof WebhookCreate>;
 
 export const Webhook = z.object({
-  id: Uuid,
-  url: z.string(),
-  event_types: z.array(EventType),
-  description: z.string().optional(),
-  created_at: Timestamp,
-  disabled_at: Timestamp.nullable().meta({
-    description: 'Set when the endpoint answered 410 Gone; a disabled endpoint receives no more deliveries.',
-  }),
+	id: Uuid,
+	url: z.string(),
+	event_types: z.array(EventType),
+	description: z.string().optional(),
+	created_at: Timestamp,
+	disabled_at: Timestamp.nullable().meta({
+		description:
+			'Set when the endpoint answered 410 Gone; a disabled endpoint receives no more deliveries.',
+	}),
 });
 export type Webhook = z.infer<typeof Webhook>;
 
 export const WebhookCreated = Webhook.extend({
-  secret: z.string().meta({ description: 'Signing secret (`whsec_…`). Shown once, in this response only.' }),
+	secret: z
+		.string()
+		.meta({ description: 'Signing secret (`whsec_…`). Shown once, in this response only.' }),
 });
 export type WebhookCreated = z.infer<typeof WebhookCreated>;
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'exhausted'] as const;
 
 export const WebhookDelivery = z.object({
-  id: Uuid,
-  event_id: Uuid,
-  event_type: EventType,
-  status: z.enum(DELIVERY_STATUSES).meta({
-    description: '`pending` (not tried yet), `succeeded`, `failed` (will be retried at `next_attempt_at`) or `exhausted` (no more tries).',
-  }),
-  attempts: z.int(),
-  last_status_code: z.int().nullable().meta({ description: 'HTTP status of the last attempt; null if none was received.' }),
-  last_error: z.string().nullable(),
-  last_attempt_at: Timestamp.nullable(),
-  next_attempt_at: Timestamp.nullable(),
+	id: Uuid,
+	event_id: Uuid,
+	event_type: EventType,
+	status: z.enum(DELIVERY_STATUSES).meta({
+		description:
+			'`pending` (not tried yet), `succeeded`, `failed` (will be retried at `next_attempt_at`) or `exhausted` (no more tries).',
+	}),
+	attempts: z.int(),
+	last_status_code: z
+		.int()
+		.nullable()
+		.meta({ description: 'HTTP status of the last attempt; null if none was received.' }),
+	last_error: z.string().nullable(),
+	last_attempt_at: Timestamp.nullable(),
+	next_attempt_at: Timestamp.nullable(),
 });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;

@@ -4,19 +4,26 @@ import { DomainService, type ServiceDeps } from './domain-service.ts';
 
 const JITTER = 0.1;
 /** Seconds between attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27 hours in all). */
-export const DEFAULT_RETRY_SCHEDULE_S: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 36000];
+export const DEFAULT_RETRY_SCHEDULE_S: readonly number[] = [
+	5, 300, 1800, 7200, 18000, 36000, 36000,
+];
 
 /** The outcome of one attempt to send a delivery. */
 export interface AttemptResult {
-  /** HTTP status, or null when none was received. */
-  statusCode: number | null;
-  /** Why the attempt failed, or null for a 2xx. */
-  error: string | null;
+	/** HTTP status, or null when none was received. */
+	statusCode: number | null;
+	/** Why the attempt failed, or null for a 2xx. */
+	error: string | null;
 }
 
 /** The server itself, as the actor of what it does on its own (disabling an endpoint that answered 410). */
 export const SYSTEM_ACTOR_EMAIL = 'system';
-const systemActor = (orgId: string): Actor => ({ orgId, userId: '', email: SYSTEM_ACTOR_EMAIL, role: 'admin' });
+const systemActor = (orgId: string): Actor => ({
+	orgId,
+	userId: '',
+	email: SYSTEM_ACTOR_EMAIL,
+	role: 'admin',
+});
 
 /**
  * The rules of the webhook outbox: which deliveries are due, claims so that no two sends overlap,
@@ -24,67 +31,99 @@ const systemActor = (orgId: string): Actor => ({ orgId, userId: '', email: SYSTE
  * the endpoint disabled, recorded in the activity log as `webhook.disabled`).
  */
 export class DeliveryService extends DomainService {
-  readonly #retryScheduleSeconds: readonly number[];
-  readonly #random: () => number;
+	readonly #retryScheduleSeconds: readonly number[];
+	readonly #random: () => number;
 
-  constructor(deps: ServiceDeps, options: { retryScheduleSeconds: readonly number[]; random?: () => number }) {
-    super(deps);
-    this.#retryScheduleSeconds = options.retryScheduleSeconds;
-    this.#random = options.random ?? Math.random;
-  }
+	constructor(
+		deps: ServiceDeps,
+		options: { retryScheduleSeconds: readonly number[]; random?: () => number },
+	) {
+		super(deps);
+		this.#retryScheduleSeconds = options.retryScheduleSeconds;
+		this.#random = options.random ?? Math.random;
+	}
 
-  /** After a restart no send is in flight: every claim is stale, and those deliveries are sent again. */
-  releaseAllClaims(): void {
-    this.repos.deliveries.releaseAllClaims();
-  }
+	/** After a restart no send is in flight: every claim is stale, and those deliveries are sent again. */
+	releaseAllClaims(): void {
+		this.repos.deliveries.releaseAllClaims();
+	}
 
-  /** Claims up to `limit` due deliveries for `leaseMs`, so no one else sends them meanwhile. */
-  claimDue(limit: number, leaseMs: number): DueDelivery[] {
-    const now = this.clock.now();
-    return this.transaction(() => this.repos.deliveries.claimDue(now, limit, now + leaseMs));
-  }
+	/** Claims up to `limit` due deliveries for `leaseMs`, so no one else sends them meanwhile. */
+	claimDue(limit: number, leaseMs: number): DueDelivery[] {
+		const now = this.clock.now();
+		return this.transaction(() => this.repos.deliveries.claimDue(now, limit, now + leaseMs));
+	}
 
-  /** Milliseconds until the next unclaimed open delivery is due (0 if it is), or null when there is none. */
-  msUntilNextDue(): number | null {
-    const now = this.clock.now();
-    const next = this.repos.deliveries.nextDueAt(now);
-    return next === null ? null : Math.max(0, next - now);
-  }
+	/** Milliseconds until the next unclaimed open delivery is due (0 if it is), or null when there is none. */
+	msUntilNextDue(): number | null {
+		const now = this.clock.now();
+		const next = this.repos.deliveries.nextDueAt(now);
+		return next === null ? null : Math.max(0, next - now);
+	}
 
-  record(delivery: DueDelivery, result: AttemptResult): void {
-    const attempts = delivery.attempts + 1;
-    const base = { attempts, last_status_code: result.statusCode, last_error: result.error, last_attempt_at: this.nowIso() };
-    if (result.error === null) {
-      this.repos.deliveries.record(delivery.id, { ...base, status: 'succeeded', next_attempt_at: null });
-    } else if (result.statusCode === 410) {
-      this.#disableGone(delivery, base);
-    } else {
-      this.repos.deliveries.record(delivery.id, { ...base, ...this.#retryAfter(attempts) });
-    }
-  }
+	record(delivery: DueDelivery, result: AttemptResult): void {
+		const attempts = delivery.attempts + 1;
+		const base = {
+			attempts,
+			last_status_code: result.statusCode,
+			last_error: result.error,
+			last_attempt_at: this.nowIso(),
+		};
+		if (result.error === null) {
+			this.repos.deliveries.record(delivery.id, {
+				...base,
+				status: 'succeeded',
+				next_attempt_at: null,
+			});
+		} else if (result.statusCode === 410) {
+			this.#disableGone(delivery, base);
+		} else {
+			this.repos.deliveries.record(delivery.id, { ...base, ...this.#retryAfter(attempts) });
+		}
+	}
 
-  #disableGone(delivery: DueDelivery, base: Omit<AttemptOutcome, 'status' | 'next_attempt_at'>): void {
-    const reason = 'The endpoint answered 410 Gone.';
-    this.transaction(() => {
-      this.repos.deliveries.record(delivery.id, { ...base, status: 'exhausted', next_attempt_at: null });
-      if (!this.repos.webhooks.disable(delivery.webhook_id, base.last_attempt_at)) return; // already disabled
-      this.repos.deliveries.exhaustOpenOfWebhook(delivery.webhook_id, `Endpoint disabled: ${reason}`);
-      this.events.record(systemActor(delivery.org_id), 'webhook.disabled', { webhook_id: delivery.webhook_id, url: delivery.url, reason });
-    });
-  }
+	#disableGone(
+		delivery: DueDelivery,
+		base: Omit<AttemptOutcome, 'status' | 'next_attempt_at'>,
+	): void {
+		const reason = 'The endpoint answered 410 Gone.';
+		this.transaction(() => {
+			this.repos.deliveries.record(delivery.id, {
+				...base,
+				status: 'exhausted',
+				next_attempt_at: null,
+			});
+			if (!this.repos.webhooks.disable(delivery.webhook_id, base.last_attempt_at)) return; // already disabled
+			this.repos.deliveries.exhaustOpenOfWebhook(
+				delivery.webhook_id,
+				`Endpoint disabled: ${reason}`,
+			);
+			this.events.record(systemActor(delivery.org_id), 'webhook.disabled', {
+				webhook_id: delivery.webhook_id,
+				url: delivery.url,
+				reason,
+			});
+		});
+	}
 
-  #retryAfter(attempts: number): Pick<AttemptOutcome, 'status' | 'next_attempt_at'> {
-    const delayMs = retryDelayMs(this.#retryScheduleSeconds, attempts, this.#random);
-    return delayMs === null ? { status: 'exhausted', next_attempt_at: null } : { status: 'failed', next_attempt_at: this.clock.now() + delayMs };
-  }
+	#retryAfter(attempts: number): Pick<AttemptOutcome, 'status' | 'next_attempt_at'> {
+		const delayMs = retryDelayMs(this.#retryScheduleSeconds, attempts, this.#random);
+		return delayMs === null
+			? { status: 'exhausted', next_attempt_at: null }
+			: { status: 'failed', next_attempt_at: this.clock.now() + delayMs };
+	}
 }
 
 /**
  * Delay before the next try after `attempts` failed ones: the schedule's entry ±10%, so that many
  * deliveries failing together do not all retry in the same instant; null once the schedule is used up.
  */
-export function retryDelayMs(scheduleSeconds: readonly number[], attempts: number, random: () => number = Math.random): number | null {
-  const delaySeconds = scheduleSeconds[attempts - 1];
-  if (delaySeconds === undefined) return null;
-  return Math.round(delaySeconds * 1000 * (1 + JITTER * (2 * random() - 1)));
+export function retryDelayMs(
+	scheduleSeconds: readonly number[],
+	attempts: number,
+	random: () => number = Math.random,
+): number | null {
+	const delaySeconds = scheduleSeconds[attempts - 1];
+	if (delaySeconds === undefined) return null;
+	return Math.round(delaySeconds * 1000 * (1 + JITTER * (2 * random() - 1)));
 }

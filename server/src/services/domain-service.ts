@@ -5,33 +5,33 @@ import type { EventLog } from './event-log.ts';
 import { inTransaction } from '../db/transaction.ts';
 
 export interface ServiceDeps {
-  db: Database;
-  repos: Repositories;
-  events: EventLog;
-  clock: Clock;
+	db: Database;
+	repos: Repositories;
+	events: EventLog;
+	clock: Clock;
 }
 
 /** What every domain service works with: the repositories, the activity log and write transactions. */
 export abstract class DomainService {
-  protected readonly repos: Repositories;
-  protected readonly events: EventLog;
-  protected readonly clock: Clock;
-  readonly #db: Database;
+	protected readonly repos: Repositories;
+	protected readonly events: EventLog;
+	protected readonly clock: Clock;
+	readonly #db: Database;
 
-  constructor(deps: ServiceDeps) {
-    this.#db = deps.db;
-    this.repos = deps.repos;
-    this.events = deps.events;
-    this.clock = deps.clock;
-  }
+	constructor(deps: ServiceDeps) {
+		this.#db = deps.db;
+		this.repos = deps.repos;
+		this.events = deps.events;
+		this.clock = deps.clock;
+	}
 
-  /** The clock's current time as an API timestamp. */
-  protected nowIso(): string {
-    return isoAt(this.clock.now());
-  }
+	/** The clock's current time as an API timestamp. */
+	protected nowIso(): string {
+		return isoAt(this.clock.now());
+	}
 
-  /** Runs a change and its activity event in one write transaction (a savepoint when nested). */
-  protected transaction<T>(work: () => T): T {
-    return inTransaction(this.#db, work);
-  }
+	/** Runs a change and its activity event in one write transaction (a savepoint when nested). */
+	protected transaction<T>(work: () => T): T {
+		return inTransaction(this.#db, work);
+	}
 }

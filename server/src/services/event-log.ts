@@ -11,43 +11,53 @@ import type { Actor } from '../core/actor.ts';
  * it describes, so an event exists exactly when its change committed.
  */
 export class EventLog {
-  readonly #repos: Repositories;
-  readonly #clock: Clock;
-  #onDeliveriesQueued: () => void = () => {};
+	readonly #repos: Repositories;
+	readonly #clock: Clock;
+	#onDeliveriesQueued: () => void = () => {};
 
-  constructor(repos: Repositories, clock: Clock) {
-    this.#repos = repos;
-    this.#clock = clock;
-  }
+	constructor(repos: Repositories, clock: Clock) {
+		this.#repos = repos;
+		this.#clock = clock;
+	}
 
-  /** Called after an event queued webhook deliveries (once its transaction has run, in the same tick). */
-  onDeliveriesQueued(listener: () => void): void {
-    this.#onDeliveriesQueued = listener;
-  }
+	/** Called after an event queued webhook deliveries (once its transaction has run, in the same tick). */
+	onDeliveriesQueued(listener: () => void): void {
+		this.#onDeliveriesQueued = listener;
+	}
 
-  /** Records the event and, in the same transaction, one webhook delivery per subscribed endpoint (the outbox). */
-  record(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
-    const now = this.#clock.now();
-    const event: ActivityEvent = { id: randomUUID(), type, actor: actor.email, occurred_at: isoAt(now), data };
-    this.#repos.events.insert({ ...event, org_id: actor.orgId, data: JSON.stringify(data) });
-    if (this.#repos.deliveries.enqueue({ id: event.id, org_id: actor.orgId, type }, now) > 0) {
-      this.#onDeliveriesQueued();
-    }
-    return event;
-  }
+	/** Records the event and, in the same transaction, one webhook delivery per subscribed endpoint (the outbox). */
+	record(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
+		const now = this.#clock.now();
+		const event: ActivityEvent = {
+			id: randomUUID(),
+			type,
+			actor: actor.email,
+			occurred_at: isoAt(now),
+			data,
+		};
+		this.#repos.events.insert({ ...event, org_id: actor.orgId, data: JSON.stringify(data) });
+		if (this.#repos.deliveries.enqueue({ id: event.id, org_id: actor.orgId, type }, now) > 0) {
+			this.#onDeliveriesQueued();
+		}
+		return event;
+	}
 
-  list(orgId: string, page: PageRequest): Page<ActivityEvent> {
-    const rows = this.#repos.events.pageNewestFirst(orgId, page.after ?? FIRST_DESCENDING, page.limit + 1);
-    return toPage(rows, page.limit, toActivityEvent);
-  }
+	list(orgId: string, page: PageRequest): Page<ActivityEvent> {
+		const rows = this.#repos.events.pageNewestFirst(
+			orgId,
+			page.after ?? FIRST_DESCENDING,
+			page.limit + 1,
+		);
+		return toPage(rows, page.limit, toActivityEvent);
+	}
 }
 
 function toActivityEvent(row: EventRow): ActivityEvent {
-  return {
-    id: row.id,
-    type: row.type as EventType,
-    actor: row.actor,
-    occurred_at: row.occurred_at,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  };
+	return {
+		id: row.id,
+		type: row.type as EventType,
+		actor: row.actor,
+		occurred_at: row.occurred_at,
+		data: JSON.parse(row.data) as Record<string, unknown>,
+	};
 }

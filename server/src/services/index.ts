@@ -14,46 +14,55 @@ import { SessionService } from './sessions.ts';
 import { WebhookService } from './webhooks.ts';
 
 export interface Services {
-  events: EventLog;
-  members: MemberService;
-  apiKeys: ApiKeyService;
-  orgs: OrgService;
-  sessions: SessionService;
-  labs: LabService;
-  webhooks: WebhookService;
-  deliveries: DeliveryService;
-  idempotency: IdempotencyService;
-  scope: ResourceScope;
+	events: EventLog;
+	members: MemberService;
+	apiKeys: ApiKeyService;
+	orgs: OrgService;
+	sessions: SessionService;
+	labs: LabService;
+	webhooks: WebhookService;
+	deliveries: DeliveryService;
+	idempotency: IdempotencyService;
+	scope: ResourceScope;
 }
 
 export interface ServiceOptions {
-  allowInsecureWebhookUrls: boolean;
-  /** Bound on resolving a webhook host at creation (default 5 s); `lookup` replaces the system resolver. */
-  webhookDnsTimeoutMs?: number;
-  webhookLookup?: LookupAll;
-  /** Delays between webhook delivery attempts (default: the documented schedule). */
-  webhookRetryScheduleSeconds?: readonly number[];
-  clock?: Clock;
+	allowInsecureWebhookUrls: boolean;
+	/** Bound on resolving a webhook host at creation (default 5 s); `lookup` replaces the system resolver. */
+	webhookDnsTimeoutMs?: number;
+	webhookLookup?: LookupAll;
+	/** Delays between webhook delivery attempts (default: the documented schedule). */
+	webhookRetryScheduleSeconds?: readonly number[];
+	clock?: Clock;
 }
 
-export function createServices(db: Database, options: ServiceOptions, repos: Repositories = createRepositories(db)): Services {
-  const clock = options.clock ?? systemClock;
-  const deps = { db, repos, clock, events: new EventLog(repos, clock) };
-  const members = new MemberService(deps);
-  const apiKeys = new ApiKeyService(deps);
-  return {
-    events: deps.events,
-    members,
-    apiKeys,
-    orgs: new OrgService(deps, members, apiKeys),
-    sessions: new SessionService(deps),
-    labs: new LabService(deps),
-    webhooks: new WebhookService(deps, {
-      allowInsecureUrls: options.allowInsecureWebhookUrls,
-      urlPolicy: { dnsTimeoutMs: options.webhookDnsTimeoutMs ?? 5000, lookup: options.webhookLookup },
-    }),
-    deliveries: new DeliveryService(deps, { retryScheduleSeconds: options.webhookRetryScheduleSeconds ?? DEFAULT_RETRY_SCHEDULE_S }),
-    idempotency: new IdempotencyService(deps),
-    scope: new ResourceScope(repos),
-  };
+export function createServices(
+	db: Database,
+	options: ServiceOptions,
+	repos: Repositories = createRepositories(db),
+): Services {
+	const clock = options.clock ?? systemClock;
+	const deps = { db, repos, clock, events: new EventLog(repos, clock) };
+	const members = new MemberService(deps);
+	const apiKeys = new ApiKeyService(deps);
+	return {
+		events: deps.events,
+		members,
+		apiKeys,
+		orgs: new OrgService(deps, members, apiKeys),
+		sessions: new SessionService(deps),
+		labs: new LabService(deps),
+		webhooks: new WebhookService(deps, {
+			allowInsecureUrls: options.allowInsecureWebhookUrls,
+			urlPolicy: {
+				dnsTimeoutMs: options.webhookDnsTimeoutMs ?? 5000,
+				lookup: options.webhookLookup,
+			},
+		}),
+		deliveries: new DeliveryService(deps, {
+			retryScheduleSeconds: options.webhookRetryScheduleSeconds ?? DEFAULT_RETRY_SCHEDULE_S,
+		}),
+		idempotency: new IdempotencyService(deps),
+		scope: new ResourceScope(repos),
+	};
 }

@@ -10,29 +10,33 @@ type Exists = (repos: Repositories, orgId: string, params: Params) => boolean;
  * (checked when routes are mounted), so a new endpoint cannot skip the check.
  */
 const EXISTS_IN_ORG: Record<string, Exists> = {
-  orgId: (_repos, orgId, params) => params.orgId === orgId,
-  userId: (repos, orgId, params) => repos.users.findActive(orgId, params.userId) !== undefined,
-  keyId: (repos, orgId, params) => repos.apiKeys.find(orgId, params.keyId) !== undefined,
-  webhookId: (repos, orgId, params) => repos.webhooks.find(orgId, params.webhookId) !== undefined,
-  sessionId: (repos, orgId, params) => repos.sessions.find(orgId, params.sessionId) !== undefined,
-  labId: (repos, orgId, params) => repos.labs.find(orgId, params.labId) !== undefined,
-  versionId: (repos, orgId, params) => repos.labVersions.find(orgId, params.versionId)?.lab_id === params.labId,
+	orgId: (_repos, orgId, params) => params.orgId === orgId,
+	userId: (repos, orgId, params) => repos.users.findActive(orgId, params.userId) !== undefined,
+	keyId: (repos, orgId, params) => repos.apiKeys.find(orgId, params.keyId) !== undefined,
+	webhookId: (repos, orgId, params) => repos.webhooks.find(orgId, params.webhookId) !== undefined,
+	sessionId: (repos, orgId, params) => repos.sessions.find(orgId, params.sessionId) !== undefined,
+	labId: (repos, orgId, params) => repos.labs.find(orgId, params.labId) !== undefined,
+	versionId: (repos, orgId, params) =>
+		repos.labVersions.find(orgId, params.versionId)?.lab_id === params.labId,
 };
 
 export function assertScopable(paramNames: string[], where: string): void {
-  const unknown = paramNames.filter((name) => !(name in EXISTS_IN_ORG));
-  if (unknown.length > 0) throw new Error(`${where}: no organisation scope check for path parameter(s) ${unknown.join(', ')}`);
+	const unknown = paramNames.filter((name) => !(name in EXISTS_IN_ORG));
+	if (unknown.length > 0)
+		throw new Error(
+			`${where}: no organisation scope check for path parameter(s) ${unknown.join(', ')}`,
+		);
 }
 
 /** Whether every id of a path names a resource of the organisation (for answering 404 rather than 403). */
 export class ResourceScope {
-  readonly #repos: Repositories;
+	readonly #repos: Repositories;
 
-  constructor(repos: Repositories) {
-    this.#repos = repos;
-  }
+	constructor(repos: Repositories) {
+		this.#repos = repos;
+	}
 
-  allExistInOrg(orgId: string, params: Params): boolean {
-    return Object.keys(params).every((name) => EXISTS_IN_ORG[name](this.#repos, orgId, params));
-  }
+	allExistInOrg(orgId: string, params: Params): boolean {
+		return Object.keys(params).every((name) => EXISTS_IN_ORG[name](this.#repos, orgId, params));
+	}
 }

@@ -4,104 +4,127 @@ import { ApiError, notFound } from '../core/errors.ts';
 import { webhookUrlProblem, type UrlPolicyOptions } from '../lib/network-policy.ts';
 import { generateWebhookSecret } from '../lib/webhook-secret.ts';
 import type { DeliveryRow } from '../repositories/deliveries.ts';
-import { FIRST_ASCENDING, FIRST_DESCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
+import {
+	FIRST_ASCENDING,
+	FIRST_DESCENDING,
+	toPage,
+	type Page,
+	type PageRequest,
+} from '../repositories/paging.ts';
 import type { WebhookRow } from '../repositories/webhooks.ts';
 import type { EventType } from '../schemas/events.ts';
-import type { Webhook, WebhookCreate, WebhookCreated, WebhookDelivery } from '../schemas/webhooks.ts';
+import type {
+	Webhook,
+	WebhookCreate,
+	WebhookCreated,
+	WebhookDelivery,
+} from '../schemas/webhooks.ts';
 import type { Actor } from '../core/actor.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
 export class WebhookService extends DomainService {
-  readonly #allowInsecureUrls: boolean;
-  readonly #urlPolicy: UrlPolicyOptions;
+	readonly #allowInsecureUrls: boolean;
+	readonly #urlPolicy: UrlPolicyOptions;
 
-  constructor(deps: ServiceDeps, options: { allowInsecureUrls: boolean; urlPolicy: UrlPolicyOptions }) {
-    super(deps);
-    this.#allowInsecureUrls = options.allowInsecureUrls;
-    this.#urlPolicy = options.urlPolicy;
-  }
+	constructor(
+		deps: ServiceDeps,
+		options: { allowInsecureUrls: boolean; urlPolicy: UrlPolicyOptions },
+	) {
+		super(deps);
+		this.#allowInsecureUrls = options.allowInsecureUrls;
+		this.#urlPolicy = options.urlPolicy;
+	}
 
-  list(orgId: string, page: PageRequest): Page<Webhook> {
-    const rows = this.repos.webhooks.page(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
-    return toPage(rows, page.limit, toWebhook);
-  }
+	list(orgId: string, page: PageRequest): Page<Webhook> {
+		const rows = this.repos.webhooks.page(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
+		return toPage(rows, page.limit, toWebhook);
+	}
 
-  /** The SSRF guard; it resolves the host, so it runs before (outside) the create transaction. */
-  async assertUrlAllowed(url: string): Promise<void> {
-    if (this.#allowInsecureUrls) return;
-    const problem = await webhookUrlProblem(url, this.#urlPolicy);
-    if (problem) throw new ApiError('validation_failed', problem, [{ path: 'url', message: problem }]);
-  }
+	/** The SSRF guard; it resolves the host, so it runs before (outside) the create transaction. */
+	async assertUrlAllowed(url: string): Promise<void> {
+		if (this.#allowInsecureUrls) return;
+		const problem = await webhookUrlProblem(url, this.#urlPolicy);
+		if (problem)
+			throw new ApiError('validation_failed', problem, [{ path: 'url', message: problem }]);
+	}
 
-  create(actor: Actor, input: WebhookCreate): WebhookCreated {
-    return this.transaction(() => {
-      if (this.repos.webhooks.findByUrl(actor.orgId, input.url)) {
-        throw new ApiError('url_taken', `A webhook endpoint for ${input.url} already exists.`);
-      }
-      const row = {
-        id: randomUUID(),
-        org_id: actor.orgId,
-        url: input.url,
-        event_types: JSON.stringify(input.event_types),
-        description: input.description ?? null,
-        secret: generateWebhookSecret(),
-        created_at: this.nowIso(),
-      };
-      this.repos.webhooks.insert(row);
-      const webhook = toWebhook({ ...row, seq: 0, disabled_at: null });
-      this.events.record(actor, 'webhook.created', { webhook_id: webhook.id, url: webhook.url, event_types: webhook.event_types });
-      return { ...webhook, secret: row.secret };
-    });
-  }
+	create(actor: Actor, input: WebhookCreate): WebhookCreated {
+		return this.transaction(() => {
+			if (this.repos.webhooks.findByUrl(actor.orgId, input.url)) {
+				throw new ApiError('url_taken', `A webhook endpoint for ${input.url} already exists.`);
+			}
+			const row = {
+				id: randomUUID(),
+				org_id: actor.orgId,
+				url: input.url,
+				event_types: JSON.stringify(input.event_types),
+				description: input.description ?? null,
+				secret: generateWebhookSecret(),
+				created_at: this.nowIso(),
+			};
+			this.repos.webhooks.insert(row);
+			const webhook = toWebhook({ ...row, seq: 0, disabled_at: null });
+			this.events.record(actor, 'webhook.created', {
+				webhook_id: webhook.id,
+				url: webhook.url,
+				event_types: webhook.event_types,
+			});
+			return { ...webhook, secret: row.secret };
+		});
+	}
 
-  /** Deliveries to the endpoint, newest first. */
-  listDeliveries(orgId: string, webhookId: string, page: PageRequest): Page<WebhookDelivery> {
-    const webhook = this.#find(orgId, webhookId);
-    const rows = this.repos.deliveries.pageNewestFirst(webhook.id, page.after ?? FIRST_DESCENDING, page.limit + 1);
-    return toPage(rows, page.limit, toDelivery);
-  }
+	/** Deliveries to the endpoint, newest first. */
+	listDeliveries(orgId: string, webhookId: string, page: PageRequest): Page<WebhookDelivery> {
+		const webhook = this.#find(orgId, webhookId);
+		const rows = this.repos.deliveries.pageNewestFirst(
+			webhook.id,
+			page.after ?? FIRST_DESCENDING,
+			page.limit + 1,
+		);
+		return toPage(rows, page.limit, toDelivery);
+	}
 
-  get(orgId: string, webhookId: string): Webhook {
-    return toWebhook(this.#find(orgId, webhookId));
-  }
+	get(orgId: string, webhookId: string): Webhook {
+		return toWebhook(this.#find(orgId, webhookId));
+	}
 
-  /** Deletes the endpoint; its pending deliveries go with it. */
-  delete(actor: Actor, webhookId: string): void {
-    this.transaction(() => {
-      const webhook = this.#find(actor.orgId, webhookId);
-      this.repos.webhooks.delete(webhook.id);
-      this.events.record(actor, 'webhook.deleted', { webhook_id: webhook.id, url: webhook.url });
-    });
-  }
+	/** Deletes the endpoint; its pending deliveries go with it. */
+	delete(actor: Actor, webhookId: string): void {
+		this.transaction(() => {
+			const webhook = this.#find(actor.orgId, webhookId);
+			this.repos.webhooks.delete(webhook.id);
+			this.events.record(actor, 'webhook.deleted', { webhook_id: webhook.id, url: webhook.url });
+		});
+	}
 
-  #find(orgId: string, webhookId: string): WebhookRow {
-    const webhook = this.repos.webhooks.find(orgId, webhookId);
-    if (!webhook) throw notFound('Webhook endpoint');
-    return webhook;
-  }
+	#find(orgId: string, webhookId: string): WebhookRow {
+		const webhook = this.repos.webhooks.find(orgId, webhookId);
+		if (!webhook) throw notFound('Webhook endpoint');
+		return webhook;
+	}
 }
 
 function toWebhook(row: WebhookRow): Webhook {
-  return {
-    id: row.id,
-    url: row.url,
-    event_types: JSON.parse(row.event_types) as EventType[],
-    ...(row.description !== null ? { description: row.description } : {}),
-    created_at: row.created_at,
-    disabled_at: row.disabled_at,
-  };
+	return {
+		id: row.id,
+		url: row.url,
+		event_types: JSON.parse(row.event_types) as EventType[],
+		...(row.description !== null ? { description: row.description } : {}),
+		created_at: row.created_at,
+		disabled_at: row.disabled_at,
+	};
 }
 
 function toDelivery(row: DeliveryRow): WebhookDelivery {
-  return {
-    id: row.id,
-    event_id: row.event_id,
-    event_type: row.event_type as EventType,
-    status: row.status,
-    attempts: row.attempts,
-    last_status_code: row.last_status_code,
-    last_error: row.last_error,
-    last_attempt_at: row.last_attempt_at,
-    next_attempt_at: row.next_attempt_at === null ? null : isoAt(row.next_attempt_at),
-  };
+	return {
+		id: row.id,
+		event_id: row.event_id,
+		event_type: row.event_type as EventType,
+		status: row.status,
+		attempts: row.attempts,
+		last_status_code: row.last_status_code,
+		last_error: row.last_error,
+		last_attempt_at: row.last_attempt_at,
+		next_attempt_at: row.next_attempt_at === null ? null : isoAt(row.next_attempt_at),
+	};
 }

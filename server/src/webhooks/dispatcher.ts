@@ -6,9 +6,9 @@ import { signedHeaders } from './signature.ts';
 import { WebhookSender } from './sender.ts';
 
 export interface DispatcherOptions {
-  timeoutMs: number;
-  allowInsecureUrls: boolean;
-  concurrency: number;
+	timeoutMs: number;
+	allowInsecureUrls: boolean;
+	concurrency: number;
 }
 
 const LEASE_MARGIN_MS = 5_000;
@@ -20,102 +20,118 @@ const MAX_SLEEP_MS = 60 * 60 * 1000;
  * are queued, and by a timer for retries.
  */
 export class WebhookDispatcher {
-  readonly #deliveries: DeliveryService;
-  readonly #clock: Clock;
-  readonly #options: DispatcherOptions;
-  readonly #logger: Logger;
-  readonly #sender: WebhookSender;
-  readonly #inFlight = new Set<Promise<void>>();
-  #wakeScheduled = false;
-  #timer: NodeJS.Timeout | undefined;
-  #stopped = false;
-  readonly #abort = new AbortController();
+	readonly #deliveries: DeliveryService;
+	readonly #clock: Clock;
+	readonly #options: DispatcherOptions;
+	readonly #logger: Logger;
+	readonly #sender: WebhookSender;
+	readonly #inFlight = new Set<Promise<void>>();
+	#wakeScheduled = false;
+	#timer: NodeJS.Timeout | undefined;
+	#stopped = false;
+	readonly #abort = new AbortController();
 
-  constructor(deliveries: DeliveryService, options: DispatcherOptions, logger: Logger, clock: Clock) {
-    this.#deliveries = deliveries;
-    this.#clock = clock;
-    this.#options = options;
-    this.#logger = logger;
-    this.#sender = new WebhookSender({
-      timeoutMs: options.timeoutMs,
-      allowInsecureUrls: options.allowInsecureUrls,
-      maxSockets: options.concurrency,
-    });
-  }
+	constructor(
+		deliveries: DeliveryService,
+		options: DispatcherOptions,
+		logger: Logger,
+		clock: Clock,
+	) {
+		this.#deliveries = deliveries;
+		this.#clock = clock;
+		this.#options = options;
+		this.#logger = logger;
+		this.#sender = new WebhookSender({
+			timeoutMs: options.timeoutMs,
+			allowInsecureUrls: options.allowInsecureUrls,
+			maxSockets: options.concurrency,
+		});
+	}
 
-  /** Takes over the outbox: sends left unfinished by a previous process are sent again (at least once). */
-  start(): void {
-    this.#deliveries.releaseAllClaims();
-    this.wake();
-  }
+	/** Takes over the outbox: sends left unfinished by a previous process are sent again (at least once). */
+	start(): void {
+		this.#deliveries.releaseAllClaims();
+		this.wake();
+	}
 
-  /** Schedules a pass over the outbox soon (coalesced; never inside the caller's transaction). */
-  wake(): void {
-    if (this.#stopped || this.#wakeScheduled) return;
-    this.#wakeScheduled = true;
-    setImmediate(() => {
-      this.#wakeScheduled = false;
-      this.#pump();
-    });
-  }
+	/** Schedules a pass over the outbox soon (coalesced; never inside the caller's transaction). */
+	wake(): void {
+		if (this.#stopped || this.#wakeScheduled) return;
+		this.#wakeScheduled = true;
+		setImmediate(() => {
+			this.#wakeScheduled = false;
+			this.#pump();
+		});
+	}
 
-  /**
-   * Resolves once nothing is in flight and nothing is due: every delivery queued so far has had
-   * its attempt. Deliveries waiting for a retry later do not count.
-   */
-  async whenIdle(): Promise<void> {
-    while (this.#inFlight.size > 0 || this.#wakeScheduled || this.#deliveries.msUntilNextDue() === 0) {
-      await Promise.race([...this.#inFlight, new Promise((resolve) => setImmediate(resolve))]);
-    }
-  }
+	/**
+	 * Resolves once nothing is in flight and nothing is due: every delivery queued so far has had
+	 * its attempt. Deliveries waiting for a retry later do not count.
+	 */
+	async whenIdle(): Promise<void> {
+		while (
+			this.#inFlight.size > 0 ||
+			this.#wakeScheduled ||
+			this.#deliveries.msUntilNextDue() === 0
+		) {
+			await Promise.race([...this.#inFlight, new Promise((resolve) => setImmediate(resolve))]);
+		}
+	}
 
-  /**
-   * Stops claiming and aborts the sends in flight, so shutdown does not wait for slow receivers.
-   * An aborted attempt is not recorded: its claim is released at the next start and it is sent again.
-   */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    this.#abort.abort();
-    await Promise.allSettled(this.#inFlight);
-    this.#sender.close();
-  }
+	/**
+	 * Stops claiming and aborts the sends in flight, so shutdown does not wait for slow receivers.
+	 * An aborted attempt is not recorded: its claim is released at the next start and it is sent again.
+	 */
+	async stop(): Promise<void> {
+		this.#stopped = true;
+		clearTimeout(this.#timer);
+		this.#abort.abort();
+		await Promise.allSettled(this.#inFlight);
+		this.#sender.close();
+	}
 
-  #pump(): void {
-    if (this.#stopped) return;
-    const free = this.#options.concurrency - this.#inFlight.size;
-    if (free <= 0) return; // a finishing send wakes us
-    const claimed = this.#deliveries.claimDue(free, this.#options.timeoutMs + LEASE_MARGIN_MS);
-    for (const delivery of claimed) {
-      const sending: Promise<void> = this.#deliver(delivery)
-        .catch((error) => this.#logger.error(`webhook delivery ${delivery.id} failed unexpectedly`, error))
-        .finally(() => {
-          this.#inFlight.delete(sending);
-          this.wake();
-        });
-      this.#inFlight.add(sending);
-    }
-    if (claimed.length < free) this.#sleepUntilNextDue();
-  }
+	#pump(): void {
+		if (this.#stopped) return;
+		const free = this.#options.concurrency - this.#inFlight.size;
+		if (free <= 0) return; // a finishing send wakes us
+		const claimed = this.#deliveries.claimDue(free, this.#options.timeoutMs + LEASE_MARGIN_MS);
+		for (const delivery of claimed) {
+			const sending: Promise<void> = this.#deliver(delivery)
+				.catch((error) =>
+					this.#logger.error(`webhook delivery ${delivery.id} failed unexpectedly`, error),
+				)
+				.finally(() => {
+					this.#inFlight.delete(sending);
+					this.wake();
+				});
+			this.#inFlight.add(sending);
+		}
+		if (claimed.length < free) this.#sleepUntilNextDue();
+	}
 
-  #sleepUntilNextDue(): void {
-    clearTimeout(this.#timer);
-    const waitMs = this.#deliveries.msUntilNextDue();
-    if (waitMs === null) return;
-    this.#timer = setTimeout(() => this.wake(), Math.min(waitMs, MAX_SLEEP_MS));
-  }
+	#sleepUntilNextDue(): void {
+		clearTimeout(this.#timer);
+		const waitMs = this.#deliveries.msUntilNextDue();
+		if (waitMs === null) return;
+		this.#timer = setTimeout(() => this.wake(), Math.min(waitMs, MAX_SLEEP_MS));
+	}
 
-  async #deliver(delivery: DueDelivery): Promise<void> {
-    const body = JSON.stringify({
-      id: delivery.event_id,
-      type: delivery.event_type,
-      occurred_at: delivery.event_occurred_at,
-      org_id: delivery.org_id,
-      actor: delivery.event_actor,
-      data: JSON.parse(delivery.event_data),
-    });
-    const headers = signedHeaders(delivery.secret, delivery.event_id, Math.floor(this.#clock.now() / 1000), body);
-    const result = await this.#sender.post(delivery.url, body, headers, this.#abort.signal);
-    if (result) this.#deliveries.record(delivery, result);
-  }
+	async #deliver(delivery: DueDelivery): Promise<void> {
+		const body = JSON.stringify({
+			id: delivery.event_id,
+			type: delivery.event_type,
+			occurred_at: delivery.event_occurred_at,
+			org_id: delivery.org_id,
+			actor: delivery.event_actor,
+			data: JSON.parse(delivery.event_data),
+		});
+		const headers = signedHeaders(
+			delivery.secret,
+			delivery.event_id,
+			Math.floor(this.#clock.now() / 1000),
+			body,
+		);
+		const result = await this.#sender.post(delivery.url, body, headers, this.#abort.signal);
+		if (result) this.#deliveries.record(delivery, result);
+	}
 }

@@ -7,17 +7,17 @@ import { isPublicAddress, urlHost } from '../lib/network-policy.ts';
 export const MAX_RESPONSE_BYTES = 4096;
 
 export interface SendResult {
-  /** HTTP status, or null when none was received. */
-  statusCode: number | null;
-  /** Why the attempt failed, or null for a 2xx. */
-  error: string | null;
+	/** HTTP status, or null when none was received. */
+	statusCode: number | null;
+	/** Why the attempt failed, or null for a 2xx. */
+	error: string | null;
 }
 
 export interface SenderOptions {
-  timeoutMs: number;
-  /** Allow http:// and non-public targets (local development and tests only). */
-  allowInsecureUrls: boolean;
-  maxSockets: number;
+	timeoutMs: number;
+	/** Allow http:// and non-public targets (local development and tests only). */
+	allowInsecureUrls: boolean;
+	maxSockets: number;
 }
 
 /**
@@ -26,120 +26,135 @@ export interface SenderOptions {
  * checked on the addresses actually connected to, so DNS cannot be used to reach inside.
  */
 export class WebhookSender {
-  readonly #options: SenderOptions;
-  readonly #httpAgent: HttpAgent;
-  readonly #httpsAgent: HttpsAgent;
+	readonly #options: SenderOptions;
+	readonly #httpAgent: HttpAgent;
+	readonly #httpsAgent: HttpsAgent;
 
-  constructor(options: SenderOptions) {
-    this.#options = options;
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets };
-    this.#httpAgent = new HttpAgent(agentOptions);
-    this.#httpsAgent = new HttpsAgent(agentOptions);
-  }
+	constructor(options: SenderOptions) {
+		this.#options = options;
+		const agentOptions = { keepAlive: true, maxSockets: options.maxSockets };
+		this.#httpAgent = new HttpAgent(agentOptions);
+		this.#httpsAgent = new HttpsAgent(agentOptions);
+	}
 
-  /** The outcome of one attempt, or null when `signal` aborted it (the attempt then does not count). */
-  async post(rawUrl: string, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<SendResult | null> {
-    const url = new URL(rawUrl);
-    const refusal = this.#refusal(url);
-    if (refusal) return { statusCode: null, error: refusal };
-    if (signal?.aborted) return null;
-    const https = url.protocol === 'https:';
-    return new Promise<SendResult | null>((resolve) => {
-      let settled = false;
-      const settle = (result: SendResult | null) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', abort);
-        resolve(result);
-      };
-      const abort = () => {
-        settle(null);
-        request.destroy();
-      };
-      const request = (https ? httpsRequest : httpRequest)(url, {
-        method: 'POST',
-        agent: https ? this.#httpsAgent : this.#httpAgent,
-        lookup: this.#options.allowInsecureUrls ? undefined : publicOnlyLookup,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'user-agent': 'TrainingLab-Webhooks/1',
-          ...headers,
-        },
-      });
-      const timer = setTimeout(() => {
-        request.destroy();
-        settle({ statusCode: null, error: `Timed out after ${this.#options.timeoutMs} ms` });
-      }, this.#options.timeoutMs);
-      signal?.addEventListener('abort', abort);
-      request.on('error', (error) => settle({ statusCode: null, error: describe(error) }));
-      request.on('response', (response) => {
-        readCapped(response).then((text) => {
-          settle({ statusCode: response.statusCode ?? null, error: failureOf(response.statusCode ?? 0, text) });
-        });
-      });
-      request.end(body);
-    });
-  }
+	/** The outcome of one attempt, or null when `signal` aborted it (the attempt then does not count). */
+	async post(
+		rawUrl: string,
+		body: string,
+		headers: Record<string, string>,
+		signal?: AbortSignal,
+	): Promise<SendResult | null> {
+		const url = new URL(rawUrl);
+		const refusal = this.#refusal(url);
+		if (refusal) return { statusCode: null, error: refusal };
+		if (signal?.aborted) return null;
+		const https = url.protocol === 'https:';
+		return new Promise<SendResult | null>((resolve) => {
+			let settled = false;
+			const settle = (result: SendResult | null) => {
+				if (settled) return;
+				settled = true;
+				clearTimeout(timer);
+				signal?.removeEventListener('abort', abort);
+				resolve(result);
+			};
+			const abort = () => {
+				settle(null);
+				request.destroy();
+			};
+			const request = (https ? httpsRequest : httpRequest)(url, {
+				method: 'POST',
+				agent: https ? this.#httpsAgent : this.#httpAgent,
+				lookup: this.#options.allowInsecureUrls ? undefined : publicOnlyLookup,
+				headers: {
+					'content-type': 'application/json',
+					'content-length': Buffer.byteLength(body),
+					'user-agent': 'TrainingLab-Webhooks/1',
+					...headers,
+				},
+			});
+			const timer = setTimeout(() => {
+				request.destroy();
+				settle({ statusCode: null, error: `Timed out after ${this.#options.timeoutMs} ms` });
+			}, this.#options.timeoutMs);
+			signal?.addEventListener('abort', abort);
+			request.on('error', (error) => settle({ statusCode: null, error: describe(error) }));
+			request.on('response', (response) => {
+				readCapped(response).then((text) => {
+					settle({
+						statusCode: response.statusCode ?? null,
+						error: failureOf(response.statusCode ?? 0, text),
+					});
+				});
+			});
+			request.end(body);
+		});
+	}
 
-  close(): void {
-    this.#httpAgent.destroy();
-    this.#httpsAgent.destroy();
-  }
+	close(): void {
+		this.#httpAgent.destroy();
+		this.#httpsAgent.destroy();
+	}
 
-  #refusal(url: URL): string | null {
-    if (this.#options.allowInsecureUrls) return null;
-    if (url.protocol !== 'https:') return 'Refused: webhook URLs must use https';
-    const host = urlHost(url);
-    if (isIP(host) && !isPublicAddress(host)) return `Refused: ${host} is not a public address`;
-    return null;
-  }
+	#refusal(url: URL): string | null {
+		if (this.#options.allowInsecureUrls) return null;
+		if (url.protocol !== 'https:') return 'Refused: webhook URLs must use https';
+		const host = urlHost(url);
+		if (isIP(host) && !isPublicAddress(host)) return `Refused: ${host} is not a public address`;
+		return null;
+	}
 }
 
 /** DNS lookup that fails for any name resolving to a loopback, private or otherwise non-public address. */
 const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
-    const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
-    if (blocked || addresses.length === 0) {
-      const refused = Object.assign(new Error(`Refused: ${hostname} resolves to non-public address ${blocked?.address ?? '(none)'}`), {
-        code: 'ENONPUBLIC',
-      });
-      return callback(refused, '', 0);
-    }
-    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    callback(null, addresses[0].address, addresses[0].family);
-  });
+	dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+		if (error) return callback(error, '', 0);
+		const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
+		if (blocked || addresses.length === 0) {
+			const refused = Object.assign(
+				new Error(
+					`Refused: ${hostname} resolves to non-public address ${blocked?.address ?? '(none)'}`,
+				),
+				{
+					code: 'ENONPUBLIC',
+				},
+			);
+			return callback(refused, '', 0);
+		}
+		if (options.all)
+			return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+		callback(null, addresses[0].address, addresses[0].family);
+	});
 };
 
 function readCapped(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => resolve(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'));
-    response.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= MAX_RESPONSE_BYTES) {
-        response.destroy();
-        done();
-      }
-    });
-    response.on('end', done);
-    response.on('error', done);
-    response.on('close', done);
-  });
+	return new Promise((resolve) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		const done = () =>
+			resolve(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'));
+		response.on('data', (chunk: Buffer) => {
+			chunks.push(chunk);
+			size += chunk.length;
+			if (size >= MAX_RESPONSE_BYTES) {
+				response.destroy();
+				done();
+			}
+		});
+		response.on('end', done);
+		response.on('error', done);
+		response.on('close', done);
+	});
 }
 
 function failureOf(statusCode: number, text: string): string | null {
-  if (statusCode >= 200 && statusCode < 300) return null;
-  const kind = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : '';
-  const snippet = text.trim().slice(0, 200);
-  return `HTTP ${statusCode}${kind}${snippet ? `: ${snippet}` : ''}`;
+	if (statusCode >= 200 && statusCode < 300) return null;
+	const kind = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : '';
+	const snippet = text.trim().slice(0, 200);
+	return `HTTP ${statusCode}${kind}${snippet ? `: ${snippet}` : ''}`;
 }
 
 function describe(error: Error & { code?: string }): string {
-  if (error.message.startsWith('Refused:')) return error.message;
-  return error.code ? `${error.code}: ${error.message}` : error.message;
+	if (error.message.startsWith('Refused:')) return error.message;
+	return error.code ? `${error.code}: ${error.message}` : error.message;
 }

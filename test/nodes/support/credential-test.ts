@@ -20,7 +20,9 @@ export interface CredentialTestResult {
  * routing of a temporary node, run by n8n-core's RoutingNode; failures are mapped to messages by
  * the test's rules, else by the HTTP status text, else by the connection error code.
  */
-export async function testTrainingLabCredential(data: ICredentialDataDecryptedObject): Promise<CredentialTestResult> {
+export async function testTrainingLabCredential(
+	data: ICredentialDataDecryptedObject,
+): Promise<CredentialTestResult> {
 	const credentialType = new TrainingLabApi();
 	const nodeType: INodeType = {
 		description: {
@@ -33,7 +35,15 @@ export async function testTrainingLabCredential(data: ICredentialDataDecryptedOb
 			inputs: [],
 			outputs: [],
 			credentials: [{ name: credentialType.name, required: true }],
-			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: credentialType.test.request }, default: '' }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: credentialType.test.request },
+					default: '',
+				},
+			],
 		},
 	};
 	const node: INode = {
@@ -49,10 +59,18 @@ export async function testTrainingLabCredential(data: ICredentialDataDecryptedOb
 		nodes: [node],
 		connections: {},
 		active: false,
-		nodeTypes: { getByName: () => nodeType, getByNameAndVersion: () => nodeType, getKnownTypes: () => ({}) },
+		nodeTypes: {
+			getByName: () => nodeType,
+			getByNameAndVersion: () => nodeType,
+			getKnownTypes: () => ({}),
+		},
 	});
 	credentialsHelper.setCredentials({ [credentialType.name]: data });
-	const additionalData = { credentialsHelper, variables: {}, currentNodeExecutionIndex: 0 } as unknown as IWorkflowExecuteAdditionalData;
+	const additionalData = {
+		credentialsHelper,
+		variables: {},
+		currentNodeExecutionIndex: 0,
+	} as unknown as IWorkflowExecuteAdditionalData;
 	const context = new ExecuteContext(
 		workflow,
 		node,
@@ -66,13 +84,25 @@ export async function testTrainingLabCredential(data: ICredentialDataDecryptedOb
 		[],
 	);
 	try {
-		await new RoutingNode(context, nodeType, { id: '1', name: 'Training Lab account', type: credentialType.name, data }).runNode();
+		await new RoutingNode(context, nodeType, {
+			id: '1',
+			name: 'Training Lab account',
+			type: credentialType.name,
+			data,
+		}).runNode();
 	} catch (error) {
-		const cause = (error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }).cause;
+		const cause = (
+			error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }
+		).cause;
 		if (cause?.response) {
-			const rule = credentialType.test.rules?.find((r) => r.type === 'responseCode' && r.properties.value === cause.response!.status);
+			const rule = credentialType.test.rules?.find(
+				(r) => r.type === 'responseCode' && r.properties.value === cause.response!.status,
+			);
 			if (rule) return { status: 'Error', message: rule.properties.message };
-			return { status: 'Error', message: cause.response.statusText || `Received HTTP status code: ${cause.response.status}` };
+			return {
+				status: 'Error',
+				message: cause.response.statusText || `Received HTTP status code: ${cause.response.status}`,
+			};
 		}
 		if (cause?.code) return { status: 'Error', message: cause.code };
 		return { status: 'Error', message: (error as Error).message };

@@ -36,20 +36,35 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		node?: INode,
 	): Promise<IHttpRequestOptions> {
 		const { authenticate } = this.#type(typeName);
-		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions as IHttpRequestOptions);
+		if (typeof authenticate === 'function')
+			return await authenticate(credentials, requestOptions as IHttpRequestOptions);
 		if (authenticate?.type === 'generic' && workflow && node) {
 			const resolve = (value: string) =>
-				String(workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '') ?? '');
+				String(
+					workflow.expression.getSimpleParameterValue(
+						node,
+						value,
+						'internal',
+						{ $credentials: credentials },
+						undefined,
+						'',
+					) ?? '',
+				);
 			for (const [target, entries] of Object.entries(authenticate.properties)) {
 				const options = requestOptions as unknown as Record<string, Record<string, string>>;
 				options[target] ??= {};
-				for (const [key, value] of Object.entries(entries as Record<string, string>)) options[target][resolve(key)] = resolve(value);
+				for (const [key, value] of Object.entries(entries as Record<string, string>))
+					options[target][resolve(key)] = resolve(value);
 			}
 		}
 		return requestOptions as IHttpRequestOptions;
 	}
 
-	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+	async getDecrypted(
+		_additionalData: unknown,
+		_nodeCredentials: unknown,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
 		const data = this.#data[type];
 		if (!data) throw new Error(`No credentials of type ${type} were given to the test`);
 		return data;

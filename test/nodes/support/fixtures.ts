@@ -10,7 +10,10 @@ export const fromList = (value: string) => ({ __rl: true, mode: 'list', value })
 
 /** Runs the node with the admin (or given) key of the organisation and fails the test on an execution error. */
 export function nodeRunner(server: () => TestServer, org: () => TestOrg) {
-	return async (parameters: INodeParameters, options: Partial<RunOptions> & { key?: string } = {}): Promise<NodeRun> => {
+	return async (
+		parameters: INodeParameters,
+		options: Partial<RunOptions> & { key?: string } = {},
+	): Promise<NodeRun> => {
 		const run = await runTrainingLab(parameters, {
 			credentials: { baseUrl: server().url, apiKey: options.key ?? org().admin.key! },
 			...options,
@@ -20,4 +23,5 @@ export function nodeRunner(server: () => TestServer, org: () => TestOrg) {
 	};
 }
 
-export const json = (run: NodeRun): Array<Record<string, any>> => run.items.map((item) => item.json);
+export const json = (run: NodeRun): Array<Record<string, any>> =>
+	run.items.map((item) => item.json);

@@ -51,14 +51,19 @@ export interface RunOptions {
 	/** Input items of the node (default: one empty item). */
 	input?: IDataObject[];
 	/** Node settings such as continueOnFail, retryOnFail, maxTries, waitBetweenTries. */
-	settings?: Partial<Pick<INode, 'continueOnFail' | 'retryOnFail' | 'maxTries' | 'waitBetweenTries'>>;
+	settings?: Partial<
+		Pick<INode, 'continueOnFail' | 'retryOnFail' | 'maxTries' | 'waitBetweenTries'>
+	>;
 	/** Reuse an execution id, as n8n does when it runs a node again within the same execution. */
 	executionId?: string;
 	/** The workflow's timezone (default UTC). */
 	timezone?: string;
 }
 
-function trainingLabNode(parameters: INodeParameters, settings: RunOptions['settings'] = {}): INode {
+function trainingLabNode(
+	parameters: INodeParameters,
+	settings: RunOptions['settings'] = {},
+): INode {
 	return {
 		id: 'b2c1e1b4-2b45-4f4a-9d57-4f2a7c6c2a10',
 		name: 'Training Lab',
@@ -71,7 +76,10 @@ function trainingLabNode(parameters: INodeParameters, settings: RunOptions['sett
 	};
 }
 
-function additionalDataFor(executionId: string, extra: Partial<IWorkflowExecuteAdditionalData> = {}): IWorkflowExecuteAdditionalData {
+function additionalDataFor(
+	executionId: string,
+	extra: Partial<IWorkflowExecuteAdditionalData> = {},
+): IWorkflowExecuteAdditionalData {
 	return {
 		credentialsHelper,
 		executionId,
@@ -95,30 +103,56 @@ function additionalDataFor(executionId: string, extra: Partial<IWorkflowExecuteA
 /** Calls one of the node's pickers (listSearch methods) the way the n8n editor does. */
 export async function searchList(
 	method: string,
-	options: { credentials: RunOptions['credentials']; parameters?: INodeParameters; filter?: string; paginationToken?: string },
+	options: {
+		credentials: RunOptions['credentials'];
+		parameters?: INodeParameters;
+		filter?: string;
+		paginationToken?: string;
+	},
 ): Promise<INodeListSearchResult> {
 	const node = trainingLabNode(options.parameters ?? {});
-	const workflow = new Workflow({ id: 'test-workflow', nodes: [node], connections: {}, active: false, nodeTypes });
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes,
+	});
 	credentialsHelper.setCredentials({ trainingLabApi: options.credentials });
-	const additionalData = additionalDataFor(randomUUID(), { currentNodeParameters: node.parameters });
+	const additionalData = additionalDataFor(randomUUID(), {
+		currentNodeParameters: node.parameters,
+	});
 	const context = new LoadOptionsContext(workflow, node, additionalData, 'parameters');
-	return await trainingLab.methods.listSearch[method as keyof typeof trainingLab.methods.listSearch].call(
-		context,
-		options.filter,
-		options.paginationToken,
-	);
+	return await trainingLab.methods.listSearch[
+		method as keyof typeof trainingLab.methods.listSearch
+	].call(context, options.filter, options.paginationToken);
 }
 
 /** Executes a workflow holding one Training Lab node through n8n-core's WorkflowExecute. */
-export async function runTrainingLab(parameters: INodeParameters, options: RunOptions): Promise<NodeRun> {
+export async function runTrainingLab(
+	parameters: INodeParameters,
+	options: RunOptions,
+): Promise<NodeRun> {
 	const node = trainingLabNode(parameters, options.settings);
 	const connections: IConnections = {};
 	const settings = { timezone: options.timezone ?? 'UTC' };
-	const workflow = new Workflow({ id: 'test-workflow', nodes: [node], connections, active: false, nodeTypes, settings });
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		nodes: [node],
+		connections,
+		active: false,
+		nodeTypes,
+		settings,
+	});
 	credentialsHelper.setCredentials({ trainingLabApi: options.credentials });
 
 	const executionId = options.executionId ?? randomUUID();
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id: workflow.id, name: 'test', nodes: [node], connections } as never);
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+		id: workflow.id,
+		name: 'test',
+		nodes: [node],
+		connections,
+	} as never);
 	const finished = Promise.withResolvers<IRun>();
 	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
 	const additionalData = additionalDataFor(executionId, { hooks });
@@ -136,7 +170,9 @@ export async function runTrainingLab(parameters: INodeParameters, options: RunOp
 		},
 	} as unknown as IRunExecutionData;
 
-	await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(
+		workflow,
+	);
 	const run = await finished.promise;
 	const taskData = run.data.resultData.runData[node.name]?.at(-1);
 	return {

@@ -38,7 +38,13 @@ export class LossyProxy {
 			if (drop) this.losses--;
 			exchange.lost = drop;
 			const upstream = request(
-				{ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+				{
+					host: target.hostname,
+					port: target.port,
+					method: req.method,
+					path: req.url,
+					headers: req.headers,
+				},
 				(answer) => {
 					exchange.status = answer.statusCode!;
 					exchange.replayed = answer.headers['idempotent-replayed'] === 'true';

@@ -3,7 +3,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { HookContext, WebhookContext } from 'n8n-core';
-import { Workflow, type IDataObject, type INode, type INodeExecutionData, type IWebhookData, type IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import {
+	Workflow,
+	type IDataObject,
+	type INode,
+	type INodeExecutionData,
+	type IWebhookData,
+	type IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
 import { TrainingLabTrigger } from '../../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
 import { credentialsHelper, PACKAGE } from './n8n';
 
@@ -33,14 +40,23 @@ export class TriggerHarness {
 		this.#credentials = credentials;
 		this.#events = events;
 		const app = express();
-		app.use(express.json({ verify: (req, _res, raw) => ((req as unknown as { rawBody: Buffer }).rawBody = raw) }));
+		app.use(
+			express.json({
+				verify: (req, _res, raw) => ((req as unknown as { rawBody: Buffer }).rawBody = raw),
+			}),
+		);
 		app.post('/{*path}', (req, res) => {
-			this.#deliver(req, res).catch((error: unknown) => res.status(500).json({ error: String(error) }));
+			this.#deliver(req, res).catch((error: unknown) =>
+				res.status(500).json({ error: String(error) }),
+			);
 		});
 		this.#server = createServer(app);
 	}
 
-	static async start(credentials: { baseUrl: string; apiKey: string }, events: string[]): Promise<TriggerHarness> {
+	static async start(
+		credentials: { baseUrl: string; apiKey: string },
+		events: string[],
+	): Promise<TriggerHarness> {
 		const harness = new TriggerHarness(credentials, events);
 		await new Promise<void>((resolve) => harness.#server.listen(0, '127.0.0.1', resolve));
 		harness.url = `http://127.0.0.1:${(harness.#server.address() as AddressInfo).port}/`;
@@ -67,13 +83,24 @@ export class TriggerHarness {
 
 	async run(method: Method): Promise<boolean> {
 		const { workflow, node, additionalData } = this.#setup();
-		const context = new HookContext(workflow, node, additionalData, 'trigger', 'activate', this.#webhookData(workflow, node, additionalData));
+		const context = new HookContext(
+			workflow,
+			node,
+			additionalData,
+			'trigger',
+			'activate',
+			this.#webhookData(workflow, node, additionalData),
+		);
 		return await trigger.webhookMethods.default[method].call(context);
 	}
 
 	/** Waits until `count` deliveries reached the trigger. */
 	async waitForDeliveries(count: number, timeoutMs = 10_000): Promise<Delivery[]> {
-		await eventually(() => this.deliveries.length >= count, `${count} deliveries (${this.deliveries.length} arrived)`, { timeoutMs });
+		await eventually(
+			() => this.deliveries.length >= count,
+			`${count} deliveries (${this.deliveries.length} arrived)`,
+			{ timeoutMs },
+		);
 		return this.deliveries;
 	}
 
@@ -84,11 +111,24 @@ export class TriggerHarness {
 
 	async #deliver(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const { workflow, node } = this.#setup();
-		const additionalData = { ...this.#setup().additionalData, httpRequest: req, httpResponse: res } as IWorkflowExecuteAdditionalData;
-		const context = new WebhookContext(workflow, node, additionalData, 'webhook', this.#webhookData(workflow, node, additionalData), [], null);
+		const additionalData = {
+			...this.#setup().additionalData,
+			httpRequest: req,
+			httpResponse: res,
+		} as IWorkflowExecuteAdditionalData;
+		const context = new WebhookContext(
+			workflow,
+			node,
+			additionalData,
+			'webhook',
+			this.#webhookData(workflow, node, additionalData),
+			[],
+			null,
+		);
 		const result = await trigger.webhook.call(context);
 		const items = result.workflowData?.[0] ?? [];
-		if (!result.noWebhookResponse) (res as express.Response).status(200).json({ message: 'Workflow was started' });
+		if (!result.noWebhookResponse)
+			(res as express.Response).status(200).json({ message: 'Workflow was started' });
 		this.deliveries.push({ status: res.statusCode, items });
 	}
 
@@ -107,8 +147,20 @@ export class TriggerHarness {
 
 	#setup() {
 		const node = this.#node();
-		const nodeTypes = { getByName: () => trigger, getByNameAndVersion: () => trigger, getKnownTypes: () => ({}) };
-		const workflow = new Workflow({ id: 'trigger-workflow', name: 'Member offboarding', nodes: [node], connections: {}, active: true, nodeTypes, staticData: { [`node:${node.name}`]: this.staticData } });
+		const nodeTypes = {
+			getByName: () => trigger,
+			getByNameAndVersion: () => trigger,
+			getKnownTypes: () => ({}),
+		};
+		const workflow = new Workflow({
+			id: 'trigger-workflow',
+			name: 'Member offboarding',
+			nodes: [node],
+			connections: {},
+			active: true,
+			nodeTypes,
+			staticData: { [`node:${node.name}`]: this.staticData },
+		});
 		credentialsHelper.setCredentials({ trainingLabApi: this.#credentials });
 		const additionalData = {
 			credentialsHelper,
@@ -120,7 +172,11 @@ export class TriggerHarness {
 		return { workflow, node, additionalData };
 	}
 
-	#webhookData(workflow: Workflow, node: INode, additionalData: IWorkflowExecuteAdditionalData): IWebhookData {
+	#webhookData(
+		workflow: Workflow,
+		node: INode,
+		additionalData: IWorkflowExecuteAdditionalData,
+	): IWebhookData {
 		return {
 			httpMethod: 'POST',
 			node: node.name,

@@ -1,83 +1,88 @@
 export interface ApiResponse<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
+	status: number;
+	headers: Headers;
+	body: T;
+	text: string;
 }
 
 export interface RequestOptions {
-  body?: unknown;
-  /** Sent as-is instead of JSON-encoding `body`. */
-  rawBody?: string | Buffer;
-  headers?: Record<string, string>;
-  key?: string | null;
+	body?: unknown;
+	/** Sent as-is instead of JSON-encoding `body`. */
+	rawBody?: string | Buffer;
+	headers?: Record<string, string>;
+	key?: string | null;
 }
 
 /** A thin fetch wrapper: JSON in, JSON out, with the API key of the caller it represents. */
 export class ApiClient {
-  readonly baseUrl: string;
-  readonly key: string | null;
+	readonly baseUrl: string;
+	readonly key: string | null;
 
-  constructor(baseUrl: string, key: string | null = null) {
-    this.baseUrl = baseUrl;
-    this.key = key;
-  }
+	constructor(baseUrl: string, key: string | null = null) {
+		this.baseUrl = baseUrl;
+		this.key = key;
+	}
 
-  as(key: string | null): ApiClient {
-    return new ApiClient(this.baseUrl, key);
-  }
+	as(key: string | null): ApiClient {
+		return new ApiClient(this.baseUrl, key);
+	}
 
-  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...options.headers };
-    const key = options.key === undefined ? this.key : options.key;
-    if (key !== null) headers.authorization ??= `Bearer ${key}`;
-    let body: string | Buffer | undefined = options.rawBody;
-    if (body === undefined && options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const url = path.startsWith('http') ? path : `${this.baseUrl}${path}`;
-    const response = await fetch(url, { method, headers, body: body as BodyInit | undefined });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, body: parsed as T, text };
-  }
+	async request<T = any>(
+		method: string,
+		path: string,
+		options: RequestOptions = {},
+	): Promise<ApiResponse<T>> {
+		const headers: Record<string, string> = { ...options.headers };
+		const key = options.key === undefined ? this.key : options.key;
+		if (key !== null) headers.authorization ??= `Bearer ${key}`;
+		let body: string | Buffer | undefined = options.rawBody;
+		if (body === undefined && options.body !== undefined) {
+			body = JSON.stringify(options.body);
+			headers['content-type'] ??= 'application/json';
+		}
+		const url = path.startsWith('http') ? path : `${this.baseUrl}${path}`;
+		const response = await fetch(url, { method, headers, body: body as BodyInit | undefined });
+		const text = await response.text();
+		let parsed: unknown;
+		try {
+			parsed = text ? JSON.parse(text) : undefined;
+		} catch {
+			parsed = undefined;
+		}
+		return { status: response.status, headers: response.headers, body: parsed as T, text };
+	}
 
-  get<T = any>(path: string, options?: RequestOptions) {
-    return this.request<T>('GET', path, options);
-  }
-  post<T = any>(path: string, body?: unknown, options?: RequestOptions) {
-    return this.request<T>('POST', path, { ...options, body });
-  }
-  patch<T = any>(path: string, body?: unknown, options?: RequestOptions) {
-    return this.request<T>('PATCH', path, { ...options, body });
-  }
-  delete<T = any>(path: string, options?: RequestOptions) {
-    return this.request<T>('DELETE', path, options);
-  }
+	get<T = any>(path: string, options?: RequestOptions) {
+		return this.request<T>('GET', path, options);
+	}
+	post<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+		return this.request<T>('POST', path, { ...options, body });
+	}
+	patch<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+		return this.request<T>('PATCH', path, { ...options, body });
+	}
+	delete<T = any>(path: string, options?: RequestOptions) {
+		return this.request<T>('DELETE', path, options);
+	}
 
-  /** Follows `Link: rel="next"` from `path` to the last page; returns every item and the pages seen. */
-  async getAll<T = any>(path: string): Promise<{ items: T[]; pages: number }> {
-    const items: T[] = [];
-    let next: string | null = path;
-    let pages = 0;
-    while (next) {
-      const response: ApiResponse<T[]> = await this.get<T[]>(next);
-      if (response.status !== 200) throw new Error(`GET ${next} → ${response.status} ${response.text}`);
-      items.push(...response.body);
-      pages++;
-      next = nextLink(response.headers);
-    }
-    return { items, pages };
-  }
+	/** Follows `Link: rel="next"` from `path` to the last page; returns every item and the pages seen. */
+	async getAll<T = any>(path: string): Promise<{ items: T[]; pages: number }> {
+		const items: T[] = [];
+		let next: string | null = path;
+		let pages = 0;
+		while (next) {
+			const response: ApiResponse<T[]> = await this.get<T[]>(next);
+			if (response.status !== 200)
+				throw new Error(`GET ${next} → ${response.status} ${response.text}`);
+			items.push(...response.body);
+			pages++;
+			next = nextLink(response.headers);
+		}
+		return { items, pages };
+	}
 }
 
 export function nextLink(headers: Headers): string | null {
-  const link = headers.get('link');
-  return link ? (/<([^>]+)>;\s*rel="next"/.exec(link)?.[1] ?? null) : null;
+	const link = headers.get('link');
+	return link ? (/<([^>]+)>;\s*rel="next"/.exec(link)?.[1] ?? null) : null;
 }

@@ -5,48 +5,73 @@ import { ApiClient } from './api-client.ts';
 import type { TestServer } from './test-server.ts';
 
 export interface TestOrg {
-  id: string;
-  slug: string;
-  admin: ApiClient;
-  trainer: ApiClient;
-  adminUserId: string;
-  trainerUserId: string;
-  trainerEmail: string;
-  labId: string;
-  publishedVersionId: string;
-  draftVersionId: string;
+	id: string;
+	slug: string;
+	admin: ApiClient;
+	trainer: ApiClient;
+	adminUserId: string;
+	trainerUserId: string;
+	trainerEmail: string;
+	labId: string;
+	publishedVersionId: string;
+	draftVersionId: string;
 }
 
 /**
  * An organisation as `bootstrap --demo` makes it, plus an API key for one of its trainers.
  * Set up through the domain services (the same code the bootstrap command runs); tests then use HTTP only.
  */
-export async function createOrg(server: TestServer, name = `Org ${randomUUID().slice(0, 8)}`): Promise<TestOrg> {
-  const { services } = server;
-  const domain = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.test`;
-  const { org, admin, apiKey, actor } = services.orgs.create({ name, admin: { email: `admin@${domain}`, name: 'Ada Admin' } });
-  seedDemo(services, actor, domain);
-  const adminClient = new ApiClient(server.url, apiKey.key);
-  const members = (await adminClient.get(`/orgs/${org.id}/members`)).body as Array<{ user_id: string; email: string }>;
-  const trainer = members.find((member) => member.email === `trainer1@${domain}`)!;
-  const trainerActor: Actor = { orgId: org.id, userId: trainer.user_id, email: trainer.email, role: 'trainer' };
-  const trainerKey = services.apiKeys.create(trainerActor, { name: 'trainer key', role: 'trainer' });
-  const labs = (await adminClient.get('/labs')).body as Array<{ id: string }>;
-  const versions = (await adminClient.get(`/labs/${labs[0].id}/versions`)).body as Array<{ id: string; status: string }>;
-  return {
-    id: org.id,
-    slug: org.slug,
-    admin: adminClient,
-    trainer: new ApiClient(server.url, trainerKey.key),
-    adminUserId: admin.user_id,
-    trainerUserId: trainer.user_id,
-    trainerEmail: trainer.email,
-    labId: labs[0].id,
-    publishedVersionId: versions.find((v) => v.status === 'published')!.id,
-    draftVersionId: versions.find((v) => v.status === 'draft')!.id,
-  };
+export async function createOrg(
+	server: TestServer,
+	name = `Org ${randomUUID().slice(0, 8)}`,
+): Promise<TestOrg> {
+	const { services } = server;
+	const domain = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.test`;
+	const { org, admin, apiKey, actor } = services.orgs.create({
+		name,
+		admin: { email: `admin@${domain}`, name: 'Ada Admin' },
+	});
+	seedDemo(services, actor, domain);
+	const adminClient = new ApiClient(server.url, apiKey.key);
+	const members = (await adminClient.get(`/orgs/${org.id}/members`)).body as Array<{
+		user_id: string;
+		email: string;
+	}>;
+	const trainer = members.find((member) => member.email === `trainer1@${domain}`)!;
+	const trainerActor: Actor = {
+		orgId: org.id,
+		userId: trainer.user_id,
+		email: trainer.email,
+		role: 'trainer',
+	};
+	const trainerKey = services.apiKeys.create(trainerActor, {
+		name: 'trainer key',
+		role: 'trainer',
+	});
+	const labs = (await adminClient.get('/labs')).body as Array<{ id: string }>;
+	const versions = (await adminClient.get(`/labs/${labs[0].id}/versions`)).body as Array<{
+		id: string;
+		status: string;
+	}>;
+	return {
+		id: org.id,
+		slug: org.slug,
+		admin: adminClient,
+		trainer: new ApiClient(server.url, trainerKey.key),
+		adminUserId: admin.user_id,
+		trainerUserId: trainer.user_id,
+		trainerEmail: trainer.email,
+		labId: labs[0].id,
+		publishedVersionId: versions.find((v) => v.status === 'published')!.id,
+		draftVersionId: versions.find((v) => v.status === 'draft')!.id,
+	};
 }
 
 export function sessionInput(org: TestOrg, overrides: Record<string, unknown> = {}) {
-  return { title: 'Intro to Pods', lab_version_id: org.publishedVersionId, capacity: 10, ...overrides };
+	return {
+		title: 'Intro to Pods',
+		lab_version_id: org.publishedVersionId,
+		capacity: 10,
+		...overrides,
+	};
 }

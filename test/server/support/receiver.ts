@@ -1,67 +1,82 @@
 import { eventually } from '../../support/eventually.ts';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+	createServer,
+	type IncomingHttpHeaders,
+	type IncomingMessage,
+	type Server,
+	type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedDelivery {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  receivedAt: number;
+	path: string;
+	headers: IncomingHttpHeaders;
+	body: string;
+	receivedAt: number;
 }
 
 export interface Reply {
-  status: number;
-  body?: string;
-  headers?: Record<string, string>;
-  /** Wait this long before answering (to provoke a timeout). */
-  delayMs?: number;
+	status: number;
+	body?: string;
+	headers?: Record<string, string>;
+	/** Wait this long before answering (to provoke a timeout). */
+	delayMs?: number;
 }
 
 /** A real HTTP endpoint on a free loopback port that records every delivery and answers as told. */
 export class Receiver {
-  readonly received: ReceivedDelivery[] = [];
-  reply: (delivery: ReceivedDelivery) => Reply = () => ({ status: 204 });
-  #server: Server;
-  url = '';
+	readonly received: ReceivedDelivery[] = [];
+	reply: (delivery: ReceivedDelivery) => Reply = () => ({ status: 204 });
+	#server: Server;
+	url = '';
 
-  private constructor(server: Server) {
-    this.#server = server;
-  }
+	private constructor(server: Server) {
+		this.#server = server;
+	}
 
-  static async start(): Promise<Receiver> {
-    const receiver: Receiver = new Receiver(createServer((req, res) => receiver.#handle(req, res)));
-    await new Promise<void>((resolve) => receiver.#server.listen(0, '127.0.0.1', resolve));
-    receiver.url = `http://127.0.0.1:${(receiver.#server.address() as AddressInfo).port}`;
-    return receiver;
-  }
+	static async start(): Promise<Receiver> {
+		const receiver: Receiver = new Receiver(createServer((req, res) => receiver.#handle(req, res)));
+		await new Promise<void>((resolve) => receiver.#server.listen(0, '127.0.0.1', resolve));
+		receiver.url = `http://127.0.0.1:${(receiver.#server.address() as AddressInfo).port}`;
+		return receiver;
+	}
 
-  at(path: string): ReceivedDelivery[] {
-    return this.received.filter((delivery) => delivery.path === path);
-  }
+	at(path: string): ReceivedDelivery[] {
+		return this.received.filter((delivery) => delivery.path === path);
+	}
 
-  async waitFor(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-    await eventually(predicate, `the receiver's condition (${this.received.length} received so far)`, { timeoutMs });
-  }
+	async waitFor(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
+		await eventually(
+			predicate,
+			`the receiver's condition (${this.received.length} received so far)`,
+			{ timeoutMs },
+		);
+	}
 
-  async stop(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise((resolve) => this.#server.close(resolve));
-  }
+	async stop(): Promise<void> {
+		this.#server.closeAllConnections();
+		await new Promise((resolve) => this.#server.close(resolve));
+	}
 
-  #handle(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const delivery = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
-      this.received.push(delivery);
-      const reply = this.reply(delivery);
-      const answer = () => {
-        if (res.destroyed) return;
-        res.writeHead(reply.status, reply.headers);
-        res.end(reply.body);
-      };
-      if (reply.delayMs) setTimeout(answer, reply.delayMs);
-      else answer();
-    });
-  }
+	#handle(req: IncomingMessage, res: ServerResponse): void {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => {
+			const delivery = {
+				path: req.url ?? '/',
+				headers: req.headers,
+				body: Buffer.concat(chunks).toString('utf8'),
+				receivedAt: Date.now(),
+			};
+			this.received.push(delivery);
+			const reply = this.reply(delivery);
+			const answer = () => {
+				if (res.destroyed) return;
+				res.writeHead(reply.status, reply.headers);
+				res.end(reply.body);
+			};
+			if (reply.delayMs) setTimeout(answer, reply.delayMs);
+			else answer();
+		});
+	}
 }

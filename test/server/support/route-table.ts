@@ -9,47 +9,64 @@ export type { AnyRoute };
 
 /** Real ids of an organisation's resources, one per path parameter name. */
 export interface OrgResources {
-  orgId: string;
-  userId: string;
-  keyId: string;
-  webhookId: string;
-  sessionId: string;
-  labId: string;
-  versionId: string;
+	orgId: string;
+	userId: string;
+	keyId: string;
+	webhookId: string;
+	sessionId: string;
+	labId: string;
+	versionId: string;
 }
 
 export async function resourcesOf(org: TestOrg): Promise<OrgResources> {
-  const session = (await org.admin.post('/sessions', { title: 'Resource', lab_version_id: org.publishedVersionId, capacity: 5 })).body;
-  const key = (await org.admin.post(`/orgs/${org.id}/api-keys`, { name: `resource ${randomUUID()}`, role: 'trainer' })).body;
-  const webhook = (await org.admin.post(`/orgs/${org.id}/webhooks`, { url: `https://93.184.215.14/${randomUUID()}`, event_types: ['org.closed'] })).body;
-  return {
-    orgId: org.id,
-    userId: org.trainerUserId,
-    keyId: key.id,
-    webhookId: webhook.id,
-    sessionId: session.id,
-    labId: org.labId,
-    versionId: org.draftVersionId,
-  };
+	const session = (
+		await org.admin.post('/sessions', {
+			title: 'Resource',
+			lab_version_id: org.publishedVersionId,
+			capacity: 5,
+		})
+	).body;
+	const key = (
+		await org.admin.post(`/orgs/${org.id}/api-keys`, {
+			name: `resource ${randomUUID()}`,
+			role: 'trainer',
+		})
+	).body;
+	const webhook = (
+		await org.admin.post(`/orgs/${org.id}/webhooks`, {
+			url: `https://93.184.215.14/${randomUUID()}`,
+			event_types: ['org.closed'],
+		})
+	).body;
+	return {
+		orgId: org.id,
+		userId: org.trainerUserId,
+		keyId: key.id,
+		webhookId: webhook.id,
+		sessionId: session.id,
+		labId: org.labId,
+		versionId: org.draftVersionId,
+	};
 }
 
 export function pathFor(route: AnyRoute, ids: OrgResources): string {
-  return route.path.replace(/\{(\w+)\}/g, (_all, name: keyof OrgResources) => ids[name]);
+	return route.path.replace(/\{(\w+)\}/g, (_all, name: keyof OrgResources) => ids[name]);
 }
 
 /** A body that passes validation, so that a refusal can only come from authorisation or scope. */
 export function validBodyFor(route: AnyRoute, org: TestOrg): unknown {
-  const bodies: Record<string, unknown> = {
-    addMember: { email: `new-${Math.random()}@x.test`, name: 'New', role: 'trainer' },
-    updateMemberRole: { role: 'trainer' },
-    createSession: { title: 'T', lab_version_id: org.publishedVersionId, capacity: 5 },
-    joinSession: { join_code: 'ABCDEFGH', email: 'j@x.test', name: 'J' },
-    createLab: { name: `Lab ${Math.random()}`, tier: 'vm' },
-    createApiKey: { name: `Key ${Math.random()}`, role: 'trainer' },
-    createWebhook: { url: `https://93.184.215.14/${Math.random()}`, event_types: ['org.closed'] },
-  };
-  if (route.body && !(route.operationId in bodies)) throw new Error(`No valid body for ${route.operationId}`);
-  return bodies[route.operationId];
+	const bodies: Record<string, unknown> = {
+		addMember: { email: `new-${Math.random()}@x.test`, name: 'New', role: 'trainer' },
+		updateMemberRole: { role: 'trainer' },
+		createSession: { title: 'T', lab_version_id: org.publishedVersionId, capacity: 5 },
+		joinSession: { join_code: 'ABCDEFGH', email: 'j@x.test', name: 'J' },
+		createLab: { name: `Lab ${Math.random()}`, tier: 'vm' },
+		createApiKey: { name: `Key ${Math.random()}`, role: 'trainer' },
+		createWebhook: { url: `https://93.184.215.14/${Math.random()}`, event_types: ['org.closed'] },
+	};
+	if (route.body && !(route.operationId in bodies))
+		throw new Error(`No valid body for ${route.operationId}`);
+	return bodies[route.operationId];
 }
 
 export const describeRoute = (route: AnyRoute) => `${route.method.toUpperCase()} ${route.path}`;

@@ -7,37 +7,45 @@ import type { Clock } from '../../../server/src/core/clock.ts';
 import type { Logger } from '../../../server/src/core/logger.ts';
 
 export interface TestServer extends RunningServer {
-  dir: string;
-  databasePath: string;
-  /** Everything the server logged, to check that nothing secret ever is. */
-  logs: string[];
-  stop(): Promise<void>;
+	dir: string;
+	databasePath: string;
+	/** Everything the server logged, to check that nothing secret ever is. */
+	logs: string[];
+	stop(): Promise<void>;
 }
 
 /** The real server on a free port with a real SQLite file in a fresh temp folder. */
-export async function startTestServer(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'traininglab-test-'));
-  const databasePath = join(dir, 'traininglab.sqlite');
-  const logs: string[] = [];
-  const logger: Logger = {
-    info: (message) => logs.push(message),
-    error: (message, error) => logs.push(`${message} ${error instanceof Error ? error.stack : String(error)}`),
-  };
-  let server: RunningServer;
-  try {
-    server = await startServer(loadConfig({ DATABASE_PATH: databasePath, PORT: '0', ...env }), logger, options.clock);
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
-  return {
-    ...server,
-    dir,
-    databasePath,
-    logs,
-    async stop() {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+export async function startTestServer(
+	env: Record<string, string> = {},
+	options: { clock?: Clock } = {},
+): Promise<TestServer> {
+	const dir = mkdtempSync(join(tmpdir(), 'traininglab-test-'));
+	const databasePath = join(dir, 'traininglab.sqlite');
+	const logs: string[] = [];
+	const logger: Logger = {
+		info: (message) => logs.push(message),
+		error: (message, error) =>
+			logs.push(`${message} ${error instanceof Error ? error.stack : String(error)}`),
+	};
+	let server: RunningServer;
+	try {
+		server = await startServer(
+			loadConfig({ DATABASE_PATH: databasePath, PORT: '0', ...env }),
+			logger,
+			options.clock,
+		);
+	} catch (error) {
+		rmSync(dir, { recursive: true, force: true });
+		throw error;
+	}
+	return {
+		...server,
+		dir,
+		databasePath,
+		logs,
+		async stop() {
+			await server.close();
+			rmSync(dir, { recursive: true, force: true });
+		},
+	};
 }

@@ -4,18 +4,26 @@ import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
 import type { ExecutionContext } from '../../shared/types';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['activityEvent'], operation: ['getAll'] } }, [
-	...returnAllOrLimit(),
-	{
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return each event as one flat object, with the fields of its data next to its type and time',
-	},
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['activityEvent'], operation: ['getAll'] } },
+	[
+		...returnAllOrLimit(),
+		{
+			displayName: 'Simplify',
+			name: 'simplify',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to return each event as one flat object, with the fields of its data next to its type and time',
+		},
+	],
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, context: ExecutionContext): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	context: ExecutionContext,
+): Promise<IDataObject[]> {
 	const events = await getList.call(this, itemIndex, `/orgs/${await context.orgId()}/events`);
 	if (!this.getNodeParameter('simplify', itemIndex)) return events;
 	return events.map(({ data, ...event }) => ({ ...(data as IDataObject), ...event }));

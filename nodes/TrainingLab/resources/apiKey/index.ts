@@ -3,7 +3,11 @@ import * as create from './create';
 import * as getAll from './getAll';
 import * as revoke from './revoke';
 
-export const apiKeyOperations = { create: create.execute, getAll: getAll.execute, revoke: revoke.execute };
+export const apiKeyOperations = {
+	create: create.execute,
+	getAll: getAll.execute,
+	revoke: revoke.execute,
+};
 
 export const apiKeyDescription: INodeProperties[] = [
 	{
@@ -13,9 +17,24 @@ export const apiKeyDescription: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['apiKey'] } },
 		options: [
-			{ name: 'Create', value: 'create', action: 'Create an API key', description: 'Create an API key owned by you' },
-			{ name: 'Get Many', value: 'getAll', action: 'Get many API keys', description: 'List the API keys of the organization' },
-			{ name: 'Revoke', value: 'revoke', action: 'Revoke an API key', description: 'Revoke an API key' },
+			{
+				name: 'Create',
+				value: 'create',
+				action: 'Create an API key',
+				description: 'Create an API key owned by you',
+			},
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				action: 'Get many API keys',
+				description: 'List the API keys of the organization',
+			},
+			{
+				name: 'Revoke',
+				value: 'revoke',
+				action: 'Revoke an API key',
+				description: 'Revoke an API key',
+			},
 		],
 		default: 'getAll',
 	},

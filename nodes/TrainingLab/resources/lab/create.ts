@@ -2,24 +2,38 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['lab'], operation: ['create'] } }, [
-	{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, description: 'Unique within the organization' },
-	{
-		displayName: 'Tier',
-		name: 'tier',
-		type: 'options',
-		options: [
-			{ name: 'Cluster', value: 'cluster' },
-			{ name: 'Container', value: 'container' },
-			{ name: 'VM', value: 'vm' },
-		],
-		default: 'container',
-		description: 'The kind of environment the lab runs in',
-	},
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['lab'], operation: ['create'] } },
+	[
+		{
+			displayName: 'Name',
+			name: 'name',
+			type: 'string',
+			default: '',
+			required: true,
+			description: 'Unique within the organization',
+		},
+		{
+			displayName: 'Tier',
+			name: 'tier',
+			type: 'options',
+			options: [
+				{ name: 'Cluster', value: 'cluster' },
+				{ name: 'Container', value: 'container' },
+				{ name: 'VM', value: 'vm' },
+			],
+			default: 'container',
+			description: 'The kind of environment the lab runs in',
+		},
+	],
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const body = { name: this.getNodeParameter('name', itemIndex) as string, tier: this.getNodeParameter('tier', itemIndex) as string };
+	const body = {
+		name: this.getNodeParameter('name', itemIndex) as string,
+		tier: this.getNodeParameter('tier', itemIndex) as string,
+	};
 	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	return (await apiRequest.call(this, 'POST', '/labs', { body, idempotencyKey, itemIndex })).body as IDataObject;
+	return (await apiRequest.call(this, 'POST', '/labs', { body, idempotencyKey, itemIndex }))
+		.body as IDataObject;
 }

@@ -13,7 +13,12 @@ export const labDescription: INodeProperties[] = [
 		displayOptions: { show: { resource: ['lab'] } },
 		options: [
 			{ name: 'Create', value: 'create', action: 'Create a lab', description: 'Create a lab' },
-			{ name: 'Get Many', value: 'getAll', action: 'Get many labs', description: 'List the labs of the organization' },
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				action: 'Get many labs',
+				description: 'List the labs of the organization',
+			},
 		],
 		default: 'getAll',
 	},

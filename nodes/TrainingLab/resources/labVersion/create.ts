@@ -4,13 +4,23 @@ import { labLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['labVersion'], operation: ['create'] } }, [
-	{ ...labLocator, description: 'The lab to add a draft version to; it is numbered one above the latest' },
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['labVersion'], operation: ['create'] } },
+	[
+		{
+			...labLocator,
+			description: 'The lab to add a draft version to; it is numbered one above the latest',
+		},
+	],
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const labId = locatorValue.call(this, 'lab', itemIndex);
 	const idempotencyKey = idempotencyKeyFor(this, itemIndex, { labId });
-	return (await apiRequest.call(this, 'POST', `/labs/${encodeURIComponent(labId)}/versions`, { idempotencyKey, itemIndex }))
-		.body as IDataObject;
+	return (
+		await apiRequest.call(this, 'POST', `/labs/${encodeURIComponent(labId)}/versions`, {
+			idempotencyKey,
+			itemIndex,
+		})
+	).body as IDataObject;
 }

@@ -3,7 +3,11 @@ import * as create from './create';
 import * as getAll from './getAll';
 import * as publish from './publish';
 
-export const labVersionOperations = { create: create.execute, getAll: getAll.execute, publish: publish.execute };
+export const labVersionOperations = {
+	create: create.execute,
+	getAll: getAll.execute,
+	publish: publish.execute,
+};
 
 export const labVersionDescription: INodeProperties[] = [
 	{
@@ -13,8 +17,18 @@ export const labVersionDescription: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['labVersion'] } },
 		options: [
-			{ name: 'Create', value: 'create', action: 'Create a lab version', description: 'Create a draft version of a lab' },
-			{ name: 'Get Many', value: 'getAll', action: 'Get many lab versions', description: 'List the versions of a lab' },
+			{
+				name: 'Create',
+				value: 'create',
+				action: 'Create a lab version',
+				description: 'Create a draft version of a lab',
+			},
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				action: 'Get many lab versions',
+				description: 'List the versions of a lab',
+			},
 			{
 				name: 'Publish',
 				value: 'publish',

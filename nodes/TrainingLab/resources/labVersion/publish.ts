@@ -4,13 +4,17 @@ import { draftLabVersionLocator, labLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { apiRequest } from '../../../shared/transport';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['labVersion'], operation: ['publish'] } }, [
-	labLocator,
-	draftLabVersionLocator,
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['labVersion'], operation: ['publish'] } },
+	[labLocator, draftLabVersionLocator],
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const labId = encodeURIComponent(locatorValue.call(this, 'lab', itemIndex));
 	const versionId = encodeURIComponent(locatorValue.call(this, 'labVersion', itemIndex));
-	return (await apiRequest.call(this, 'POST', `/labs/${labId}/versions/${versionId}/publish`, { itemIndex })).body as IDataObject;
+	return (
+		await apiRequest.call(this, 'POST', `/labs/${labId}/versions/${versionId}/publish`, {
+			itemIndex,
+		})
+	).body as IDataObject;
 }

@@ -4,12 +4,25 @@ import { personFields, roleOptions } from '../../shared/descriptions';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
 import type { ExecutionContext } from '../../shared/types';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['member'], operation: ['add'] } }, [
-	...personFields,
-	{ displayName: 'Role', name: 'role', type: 'options', options: roleOptions, default: 'trainer' },
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['member'], operation: ['add'] } },
+	[
+		...personFields,
+		{
+			displayName: 'Role',
+			name: 'role',
+			type: 'options',
+			options: roleOptions,
+			default: 'trainer',
+		},
+	],
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, context: ExecutionContext): Promise<IDataObject> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	context: ExecutionContext,
+): Promise<IDataObject> {
 	const body = {
 		email: this.getNodeParameter('email', itemIndex) as string,
 		name: this.getNodeParameter('name', itemIndex) as string,
@@ -17,5 +30,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, contex
 	};
 	const path = `/orgs/${await context.orgId()}/members`;
 	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex })).body as IDataObject;
+	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex }))
+		.body as IDataObject;
 }

@@ -9,6 +9,10 @@ export const description: INodeProperties[] = updateDisplayOptions(
 	returnAllOrLimit(),
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, context: ExecutionContext): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	context: ExecutionContext,
+): Promise<IDataObject[]> {
 	return await getList.call(this, itemIndex, `/orgs/${await context.orgId()}/members`);
 }

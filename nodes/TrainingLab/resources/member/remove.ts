@@ -5,12 +5,27 @@ import { locatorValue } from '../../shared/list';
 import { apiRequest } from '../../../shared/transport';
 import type { ExecutionContext } from '../../shared/types';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['member'], operation: ['remove'] } }, [
-	{ ...memberLocator, description: 'The member to remove. All their API keys are revoked at once.' },
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['member'], operation: ['remove'] } },
+	[
+		{
+			...memberLocator,
+			description: 'The member to remove. All their API keys are revoked at once.',
+		},
+	],
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, context: ExecutionContext): Promise<IDataObject> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	context: ExecutionContext,
+): Promise<IDataObject> {
 	const userId = locatorValue.call(this, 'member', itemIndex);
-	await apiRequest.call(this, 'DELETE', `/orgs/${await context.orgId()}/members/${encodeURIComponent(userId)}`, { itemIndex });
+	await apiRequest.call(
+		this,
+		'DELETE',
+		`/orgs/${await context.orgId()}/members/${encodeURIComponent(userId)}`,
+		{ itemIndex },
+	);
 	return { removed: true, user_id: userId };
 }

@@ -5,19 +5,26 @@ import { locatorValue } from '../../shared/list';
 import { apiRequest } from '../../../shared/transport';
 import type { ExecutionContext } from '../../shared/types';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['member'], operation: ['updateRole'] } }, [
-	memberLocator,
-	{
-		displayName: 'Role',
-		name: 'role',
-		type: 'options',
-		options: roleOptions,
-		default: 'trainer',
-		description: 'The new role. The last admin cannot be demoted.',
-	},
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['member'], operation: ['updateRole'] } },
+	[
+		memberLocator,
+		{
+			displayName: 'Role',
+			name: 'role',
+			type: 'options',
+			options: roleOptions,
+			default: 'trainer',
+			description: 'The new role. The last admin cannot be demoted.',
+		},
+	],
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, context: ExecutionContext): Promise<IDataObject> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	context: ExecutionContext,
+): Promise<IDataObject> {
 	const userId = locatorValue.call(this, 'member', itemIndex);
 	const body = { role: this.getNodeParameter('role', itemIndex) as string };
 	const path = `/orgs/${await context.orgId()}/members/${encodeURIComponent(userId)}`;

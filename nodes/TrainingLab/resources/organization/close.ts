@@ -3,16 +3,25 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import type { ExecutionContext } from '../../shared/types';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['organization'], operation: ['close'] } }, [
-	{
-		displayName:
-			'Closing is final: afterwards every API key of the organization, including this credential, stops working',
-		name: 'closeNotice',
-		type: 'notice',
-		default: '',
-	},
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['organization'], operation: ['close'] } },
+	[
+		{
+			displayName:
+				'Closing is final: afterwards every API key of the organization, including this credential, stops working',
+			name: 'closeNotice',
+			type: 'notice',
+			default: '',
+		},
+	],
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, context: ExecutionContext): Promise<IDataObject> {
-	return (await apiRequest.call(this, 'POST', `/orgs/${await context.orgId()}/close`, { itemIndex })).body as IDataObject;
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	context: ExecutionContext,
+): Promise<IDataObject> {
+	return (
+		await apiRequest.call(this, 'POST', `/orgs/${await context.orgId()}/close`, { itemIndex })
+	).body as IDataObject;
 }

@@ -3,18 +3,21 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { personFields } from '../../shared/descriptions';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['participant'], operation: ['join'] } }, [
-	{
-		displayName: 'Join Code',
-		name: 'joinCode',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. K7QX2MPA',
-		description: 'The 8-character join code of the session',
-	},
-	...personFields,
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['participant'], operation: ['join'] } },
+	[
+		{
+			displayName: 'Join Code',
+			name: 'joinCode',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. K7QX2MPA',
+			description: 'The 8-character join code of the session',
+		},
+		...personFields,
+	],
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const body = {
@@ -23,5 +26,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		name: this.getNodeParameter('name', itemIndex) as string,
 	};
 	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	return (await apiRequest.call(this, 'POST', '/join', { body, idempotencyKey, itemIndex })).body as IDataObject;
+	return (await apiRequest.call(this, 'POST', '/join', { body, idempotencyKey, itemIndex }))
+		.body as IDataObject;
 }

@@ -5,9 +5,15 @@ import { locatorValue } from '../../shared/list';
 import { apiRequest } from '../../../shared/transport';
 import { sessionPath } from './sessionPath';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['session'], operation: ['delete'] } }, [
-	{ ...sessionLocator, description: 'The session to delete. A running session must be ended first.' },
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['session'], operation: ['delete'] } },
+	[
+		{
+			...sessionLocator,
+			description: 'The session to delete. A running session must be ended first.',
+		},
+	],
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	await apiRequest.call(this, 'DELETE', sessionPath.call(this, itemIndex), { itemIndex });

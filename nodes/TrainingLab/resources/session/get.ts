@@ -4,8 +4,12 @@ import { sessionLocator } from '../../shared/descriptions';
 import { apiRequest } from '../../../shared/transport';
 import { sessionPath } from './sessionPath';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['session'], operation: ['get'] } }, [sessionLocator]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['session'], operation: ['get'] } },
+	[sessionLocator],
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return (await apiRequest.call(this, 'GET', sessionPath.call(this, itemIndex), { itemIndex })).body as IDataObject;
+	return (await apiRequest.call(this, 'GET', sessionPath.call(this, itemIndex), { itemIndex }))
+		.body as IDataObject;
 }

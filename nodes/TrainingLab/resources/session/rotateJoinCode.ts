@@ -4,10 +4,20 @@ import { sessionLocator } from '../../shared/descriptions';
 import { apiRequest } from '../../../shared/transport';
 import { sessionPath } from './sessionPath';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['session'], operation: ['rotateJoinCode'] } }, [
-	{ ...sessionLocator, description: 'The session whose join code to replace. The old code stops working at once.' },
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['session'], operation: ['rotateJoinCode'] } },
+	[
+		{
+			...sessionLocator,
+			description: 'The session whose join code to replace. The old code stops working at once.',
+		},
+	],
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return (await apiRequest.call(this, 'POST', sessionPath.call(this, itemIndex, '/join-code'), { itemIndex })).body as IDataObject;
+	return (
+		await apiRequest.call(this, 'POST', sessionPath.call(this, itemIndex, '/join-code'), {
+			itemIndex,
+		})
+	).body as IDataObject;
 }

@@ -4,10 +4,13 @@ import { sessionLocator } from '../../shared/descriptions';
 import { apiRequest } from '../../../shared/transport';
 import { sessionPath } from './sessionPath';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['session'], operation: ['start'] } }, [
-	{ ...sessionLocator, description: 'A scheduled session to start' },
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['session'], operation: ['start'] } },
+	[{ ...sessionLocator, description: 'A scheduled session to start' }],
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return (await apiRequest.call(this, 'POST', sessionPath.call(this, itemIndex, '/start'), { itemIndex })).body as IDataObject;
+	return (
+		await apiRequest.call(this, 'POST', sessionPath.call(this, itemIndex, '/start'), { itemIndex })
+	).body as IDataObject;
 }

@@ -12,12 +12,22 @@ export const webhookIdField: INodeProperties = {
 	description: 'ID of the webhook endpoint',
 };
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['webhook'], operation: ['delete'] } }, [
-	webhookIdField,
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['webhook'], operation: ['delete'] } },
+	[webhookIdField],
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, context: ExecutionContext): Promise<IDataObject> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	context: ExecutionContext,
+): Promise<IDataObject> {
 	const webhookId = this.getNodeParameter('webhookId', itemIndex) as string;
-	await apiRequest.call(this, 'DELETE', `/orgs/${await context.orgId()}/webhooks/${encodeURIComponent(webhookId)}`, { itemIndex });
+	await apiRequest.call(
+		this,
+		'DELETE',
+		`/orgs/${await context.orgId()}/webhooks/${encodeURIComponent(webhookId)}`,
+		{ itemIndex },
+	);
 	return { deleted: true, id: webhookId };
 }

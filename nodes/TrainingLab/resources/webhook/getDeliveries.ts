@@ -5,21 +5,39 @@ import { getList } from '../../shared/list';
 import type { ExecutionContext } from '../../shared/types';
 import { webhookIdField } from './delete';
 
-export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['webhook'], operation: ['getDeliveries'] } }, [
-	webhookIdField,
-	...returnAllOrLimit(),
-	{
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return only the event type, status, attempts and last status code of each delivery',
-	},
-]);
+export const description: INodeProperties[] = updateDisplayOptions(
+	{ show: { resource: ['webhook'], operation: ['getDeliveries'] } },
+	[
+		webhookIdField,
+		...returnAllOrLimit(),
+		{
+			displayName: 'Simplify',
+			name: 'simplify',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to return only the event type, status, attempts and last status code of each delivery',
+		},
+	],
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number, context: ExecutionContext): Promise<IDataObject[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	context: ExecutionContext,
+): Promise<IDataObject[]> {
 	const webhookId = encodeURIComponent(this.getNodeParameter('webhookId', itemIndex) as string);
-	const deliveries = await getList.call(this, itemIndex, `/orgs/${await context.orgId()}/webhooks/${webhookId}/deliveries`);
+	const deliveries = await getList.call(
+		this,
+		itemIndex,
+		`/orgs/${await context.orgId()}/webhooks/${webhookId}/deliveries`,
+	);
 	if (!this.getNodeParameter('simplify', itemIndex)) return deliveries;
-	return deliveries.map(({ id, event_type, status, attempts, last_status_code }) => ({ id, event_type, status, attempts, last_status_code }));
+	return deliveries.map(({ id, event_type, status, attempts, last_status_code }) => ({
+		id,
+		event_type,
+		status,
+		attempts,
+		last_status_code,
+	}));
 }
