@@ -1,7 +1,7 @@
 // Benchmarks of the n8n package's code, run by `npm run bench` through jest (they reuse the n8n-core
 // harness of the tests); each adds its figures to the JSON object in BENCH_RESULT_FILE.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { signatureProblem } from '../nodes/shared/signature';
+import { signatureProblem } from '../nodes/TrainingLabTrigger/signature';
 import { signedHeaders } from '../server/src/webhooks/signature';
 import { createOrg } from '../test/server/support/fixtures';
 import { startTestServer } from '../test/server/support/test-server';

@@ -4,38 +4,39 @@ import type {
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
-	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { searchLabs } from './listSearch/searchLabs';
 import { searchDraftLabVersions, searchPublishedLabVersions } from './listSearch/searchLabVersions';
 import { searchMembers } from './listSearch/searchMembers';
 import { searchSessions } from './listSearch/searchSessions';
-import { activityEventDescription, activityEventOperations } from './resources/activityEvent';
-import { apiKeyDescription, apiKeyOperations } from './resources/apiKey';
-import { identityDescription, identityOperations } from './resources/identity';
-import { labDescription, labOperations } from './resources/lab';
-import { labVersionDescription, labVersionOperations } from './resources/labVersion';
-import { memberDescription, memberOperations } from './resources/member';
-import { organizationDescription, organizationOperations } from './resources/organization';
-import { participantDescription, participantOperations } from './resources/participant';
-import { sessionDescription, sessionOperations } from './resources/session';
-import { webhookDescription, webhookOperations } from './resources/webhook';
-import { apiRequest } from '../shared/transport';
-import type { ExecutionContext, OperationExecute } from './shared/types';
+import { activityEvent } from './resources/activityEvent';
+import { apiKey } from './resources/apiKey';
+import { identity } from './resources/identity';
+import { lab } from './resources/lab';
+import { labVersion } from './resources/labVersion';
+import { member } from './resources/member';
+import { organization } from './resources/organization';
+import { participant } from './resources/participant';
+import { session } from './resources/session';
+import { webhook } from './resources/webhook';
+import { fetchOrgId, nodeErrorOf } from '../shared/transport';
+import type { Resource } from './shared/resource';
+import type { ExecutionContext } from './shared/types';
 
-const OPERATIONS: Record<string, Record<string, OperationExecute>> = {
-	activityEvent: activityEventOperations,
-	apiKey: apiKeyOperations,
-	identity: identityOperations,
-	lab: labOperations,
-	labVersion: labVersionOperations,
-	member: memberOperations,
-	organization: organizationOperations,
-	participant: participantOperations,
-	session: sessionOperations,
-	webhook: webhookOperations,
-};
+// Every resource of the node, in the order of the Resource selector.
+const RESOURCES: Resource[] = [
+	activityEvent,
+	apiKey,
+	identity,
+	lab,
+	labVersion,
+	member,
+	organization,
+	participant,
+	session,
+	webhook,
+];
 
 export class TrainingLab implements INodeType {
 	description: INodeTypeDescription = {
@@ -61,30 +62,10 @@ export class TrainingLab implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [
-					{ name: 'Activity Event', value: 'activityEvent' },
-					{ name: 'API Key', value: 'apiKey' },
-					{ name: 'Identity', value: 'identity' },
-					{ name: 'Lab', value: 'lab' },
-					{ name: 'Lab Version', value: 'labVersion' },
-					{ name: 'Member', value: 'member' },
-					{ name: 'Organization', value: 'organization' },
-					{ name: 'Participant', value: 'participant' },
-					{ name: 'Session', value: 'session' },
-					{ name: 'Webhook', value: 'webhook' },
-				],
+				options: RESOURCES.map((resource) => resource.option),
 				default: 'session',
 			},
-			...activityEventDescription,
-			...apiKeyDescription,
-			...identityDescription,
-			...labDescription,
-			...labVersionDescription,
-			...memberDescription,
-			...organizationDescription,
-			...participantDescription,
-			...sessionDescription,
-			...webhookDescription,
+			...RESOURCES.flatMap((resource) => resource.properties),
 			{
 				displayName: 'Request Options',
 				name: 'requestOptions',
@@ -120,7 +101,9 @@ export class TrainingLab implements INodeType {
 		const items = this.getInputData();
 		const resource = this.getNodeParameter('resource', 0) as string;
 		const operation = this.getNodeParameter('operation', 0) as string;
-		const run = OPERATIONS[resource]?.[operation];
+		const run = RESOURCES.find((candidate) => candidate.option.value === resource)?.operations.get(
+			operation,
+		);
 		if (!run) {
 			throw new NodeOperationError(
 				this.getNode(),
@@ -131,14 +114,11 @@ export class TrainingLab implements INodeType {
 		// The organisation comes from GET /me, once per execution of the node (a failed lookup is retried by the next item).
 		let orgId: Promise<string> | undefined;
 		const context: ExecutionContext = {
-			orgId: () => {
-				orgId ??= apiRequest.call(this, 'GET', '/me').then(
-					({ body }) => (body as { org: { id: string } }).org.id,
-					(error: unknown) => {
-						orgId = undefined;
-						throw error;
-					},
-				);
+			orgId: (itemIndex) => {
+				orgId ??= fetchOrgId.call(this, itemIndex).catch((error: unknown) => {
+					orgId = undefined;
+					throw error;
+				});
 				return orgId;
 			},
 		};
@@ -157,12 +137,7 @@ export class TrainingLab implements INodeType {
 					returnData.push({ json: errorOutput(error), pairedItem: { item: itemIndex } });
 					continue;
 				}
-				if (error instanceof NodeApiError) {
-					error.context.itemIndex ??= itemIndex;
-					// Re-wrapping a NodeApiError hands back the same error, with the API's code and message.
-					throw new NodeApiError(this.getNode(), error as unknown as JsonObject);
-				}
-				throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+				throw nodeErrorOf(this, error, itemIndex);
 			}
 		}
 		return [returnData];

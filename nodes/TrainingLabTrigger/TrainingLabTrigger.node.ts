@@ -5,11 +5,16 @@ import type {
 	INodeTypeDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
-	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
-import { signatureProblem } from '../shared/signature';
-import { apiRequest, apiRequestAllItems } from '../shared/transport';
+import { signatureProblem } from './signature';
+import {
+	apiRequest,
+	apiRequestAllItems,
+	apiRequestAs,
+	fetchOrgId,
+	nodeErrorOf,
+} from '../shared/transport';
 import { TRIGGER_EVENT_OPTIONS } from './events';
 
 interface Endpoint {
@@ -19,6 +24,8 @@ interface Endpoint {
 	disabled_at: string | null;
 	secret?: string;
 }
+
+const requestEndpoint = apiRequestAs<Endpoint>;
 
 const EVENT_FIELDS = ['id', 'type', 'occurred_at', 'org_id', 'actor', 'data'] as const;
 
@@ -71,16 +78,11 @@ export class TrainingLabTrigger implements INodeType {
 					return false;
 				let endpoint: Endpoint;
 				try {
-					endpoint = (
-						await apiRequest.call(
-							this,
-							'GET',
-							`/orgs/${await orgId.call(this)}/webhooks/${stored.webhookId}`,
-						)
-					).body as Endpoint;
+					const path = `/orgs/${await fetchOrgId.call(this)}/webhooks/${stored.webhookId}`;
+					endpoint = (await requestEndpoint.call(this, 'GET', path)).body;
 				} catch (error) {
 					if ((error as NodeApiError).httpCode === '404') return false;
-					throw new NodeApiError(this.getNode(), error as JsonObject);
+					throw nodeErrorOf(this, error);
 				}
 				return (
 					endpoint.disabled_at === null &&
@@ -96,19 +98,19 @@ export class TrainingLabTrigger implements INodeType {
 					event_types: selectedEvents.call(this),
 					description: `n8n workflow "${this.getWorkflow().name ?? this.getWorkflow().id}"`,
 				};
-				const org = await orgId.call(this);
+				const org = await fetchOrgId.call(this);
 				const path = `/orgs/${org}/webhooks`;
 				let created: Endpoint;
 				try {
-					created = (await apiRequest.call(this, 'POST', path, { body })).body as Endpoint;
+					created = (await requestEndpoint.call(this, 'POST', path, { body })).body;
 				} catch (error) {
 					if ((error as NodeApiError).context?.apiCode !== 'url_taken')
-						throw new NodeApiError(this.getNode(), error as JsonObject);
+						throw nodeErrorOf(this, error);
 					const stale = (await listEndpoints.call(this, org)).find(
 						(endpoint) => endpoint.url === body.url,
 					);
 					if (stale) await apiRequest.call(this, 'DELETE', `${path}/${stale.id}`);
-					created = (await apiRequest.call(this, 'POST', path, { body })).body as Endpoint;
+					created = (await requestEndpoint.call(this, 'POST', path, { body })).body;
 				}
 				const stored = this.getWorkflowStaticData('node');
 				stored.webhookId = created.id;
@@ -127,7 +129,7 @@ export class TrainingLabTrigger implements INodeType {
 					await apiRequest.call(
 						this,
 						'DELETE',
-						`/orgs/${await orgId.call(this)}/webhooks/${webhookId}`,
+						`/orgs/${await fetchOrgId.call(this)}/webhooks/${webhookId}`,
 					);
 				} catch (error) {
 					if ((error as NodeApiError).httpCode === '404') return true;
@@ -178,11 +180,6 @@ function selectedEvents(this: IHookFunctions | IWebhookFunctions): string[] {
 /** The URL n8n serves this trigger at, spelled as the API stores URLs. */
 function ownUrl(this: IHookFunctions): string {
 	return new URL(this.getNodeWebhookUrl('default') as string).href;
-}
-
-async function orgId(this: IHookFunctions): Promise<string> {
-	const me = (await apiRequest.call(this, 'GET', '/me')).body as { org: { id: string } };
-	return me.org.id;
 }
 
 async function listEndpoints(this: IHookFunctions, org: string): Promise<Endpoint[]> {

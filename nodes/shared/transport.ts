@@ -8,7 +8,7 @@ import type {
 	IN8nHttpFullResponse,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 export const CREDENTIAL_TYPE = 'trainingLabApi';
 
@@ -23,8 +23,9 @@ export interface RequestOptions {
 	itemIndex?: number;
 }
 
-export interface ApiResponse {
-	body: unknown;
+/** An answer of the API: `T` is the JSON body the caller expects (an object unless said otherwise). */
+export interface ApiResponse<T = IDataObject> {
+	body: T;
 	headers: Record<string, string | string[] | undefined>;
 }
 
@@ -38,12 +39,12 @@ const TRANSIENT_STATUSES = new Set([502, 503, 504]);
  * n8n, `429` waited out for `Retry-After` seconds, transient failures of repeatable requests retried,
  * and API errors turned into a NodeApiError carrying the API's code and message.
  */
-export async function apiRequest(
+export async function apiRequestAs<T>(
 	this: Context,
 	method: IHttpRequestMethods,
 	path: string,
 	options: RequestOptions = {},
-): Promise<ApiResponse> {
+): Promise<ApiResponse<T>> {
 	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
 	const baseUrl = String(credentials.baseUrl).replace(/\/+$/, '');
 	const repeatable = method !== 'POST' || options.idempotencyKey !== undefined;
@@ -88,7 +89,7 @@ export async function apiRequest(
 			continue;
 		}
 		if (statusCode >= 400) throw apiError(this, response, options.itemIndex);
-		return { body: response.body, headers: response.headers as ApiResponse['headers'] };
+		return { body: response.body as T, headers: response.headers as ApiResponse['headers'] };
 	}
 }
 
@@ -102,14 +103,41 @@ export async function apiRequestAllItems(
 	const pageSize = Math.min(options.limit ?? 200, 200);
 	let cursor: string | undefined;
 	do {
-		const { body, headers } = await apiRequest.call(this, 'GET', path, {
+		const { body, headers } = await requestList.call(this, 'GET', path, {
 			...options,
 			qs: { ...options.qs, limit: pageSize, ...(cursor ? { cursor } : {}) },
 		});
-		items.push(...(body as IDataObject[]));
+		items.push(...body);
 		cursor = nextCursor(headers.link);
 	} while (cursor && (options.limit === undefined || items.length < options.limit));
 	return options.limit === undefined ? items : items.slice(0, options.limit);
+}
+
+/**
+ * A failure as a node throws it: a NodeApiError keeps the API's code, status and message (and gets
+ * the item it failed for); anything else becomes a NodeOperationError naming the item.
+ */
+export function nodeErrorOf(
+	context: Context,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError) {
+		if (itemIndex !== undefined) error.context.itemIndex ??= itemIndex;
+		// Re-wrapping a NodeApiError hands back the same error, with the API's code and message.
+		return new NodeApiError(context.getNode(), error as unknown as JsonObject);
+	}
+	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+}
+
+/** A request whose answer is a JSON object, the usual case; `apiRequestAs<T>` for any other shape. */
+export const apiRequest = apiRequestAs<IDataObject>;
+const requestList = apiRequestAs<IDataObject[]>;
+const requestPrincipal = apiRequestAs<{ org: { id: string } }>;
+
+/** The organisation of the credential's key (`GET /me`); `itemIndex` names the item in its errors. */
+export async function fetchOrgId(this: Context, itemIndex?: number): Promise<string> {
+	return (await requestPrincipal.call(this, 'GET', '/me', { itemIndex })).body.org.id;
 }
 
 /**

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { signatureProblem } from '../../nodes/shared/signature';
+import { signatureProblem } from '../../nodes/TrainingLabTrigger/signature';
 import { createOrg, sessionInput } from '../server/support/fixtures';
 import { ROUTES, pathFor, resourcesOf } from '../server/support/route-table';
 import { startTestServer } from '../server/support/test-server';

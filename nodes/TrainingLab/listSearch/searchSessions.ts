@@ -1,6 +1,8 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { apiRequest, nextCursor } from '../../shared/transport';
+import { apiRequestAs, nextCursor } from '../../shared/transport';
 import { matches } from './matches';
+
+const requestSessions = apiRequestAs<IDataObject[]>;
 
 /** One page of sessions per call; n8n asks for the next page (the API cursor) as the user scrolls. */
 export async function searchSessions(
@@ -8,11 +10,11 @@ export async function searchSessions(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const { body, headers } = await apiRequest.call(this, 'GET', '/sessions', {
+	const { body, headers } = await requestSessions.call(this, 'GET', '/sessions', {
 		qs: { limit: 200, ...(paginationToken ? { cursor: paginationToken } : {}) },
 	});
 	return {
-		results: (body as IDataObject[])
+		results: body
 			.filter((session) => matches(filter, session.title))
 			.map((session) => ({
 				name: `${session.title} (${session.state}${session.starts_at ? `, ${String(session.starts_at).slice(0, 16).replace('T', ' ')}` : ''})`,

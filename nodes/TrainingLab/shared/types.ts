@@ -1,8 +1,8 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 export interface ExecutionContext {
 	/** The organisation of the credential's key, from `GET /me`, fetched once per execution of the node. */
-	orgId(): Promise<string>;
+	orgId(itemIndex: number): Promise<string>;
 }
 
 /** One operation's behaviour: the API result for one input item (an array becomes several items). */
@@ -11,3 +11,18 @@ export type OperationExecute = (
 	itemIndex: number,
 	context: ExecutionContext,
 ) => Promise<IDataObject | IDataObject[]>;
+
+/** How an operation appears in the Operation selector. */
+export interface OperationOption {
+	name: string;
+	value: string;
+	action: string;
+	description: string;
+}
+
+/** What every `resources/<resource>/<operation>.ts` exports. */
+export interface OperationModule {
+	option: OperationOption;
+	description: INodeProperties[];
+	execute: OperationExecute;
+}

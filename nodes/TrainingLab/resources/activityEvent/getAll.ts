@@ -2,7 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
-import type { ExecutionContext } from '../../shared/types';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Get Many',
+	value: 'getAll',
+	action: 'Get many activity events',
+	description: "List the organization's activity log, newest first",
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['activityEvent'], operation: ['getAll'] } },
@@ -24,7 +31,11 @@ export async function execute(
 	itemIndex: number,
 	context: ExecutionContext,
 ): Promise<IDataObject[]> {
-	const events = await getList.call(this, itemIndex, `/orgs/${await context.orgId()}/events`);
+	const events = await getList.call(
+		this,
+		itemIndex,
+		`/orgs/${await context.orgId(itemIndex)}/events`,
+	);
 	if (!this.getNodeParameter('simplify', itemIndex)) return events;
 	return events.map(({ data, ...event }) => ({ ...(data as IDataObject), ...event }));
 }

@@ -2,7 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { roleOptions } from '../../shared/descriptions';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
-import type { ExecutionContext } from '../../shared/types';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Create',
+	value: 'create',
+	action: 'Create an API key',
+	description: 'Create an API key owned by you',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['apiKey'], operation: ['create'] } },
@@ -43,7 +50,6 @@ export async function execute(
 		role: this.getNodeParameter('role', itemIndex) as string,
 	};
 	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	const path = `/orgs/${await context.orgId()}/api-keys`;
-	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex }))
-		.body as IDataObject;
+	const path = `/orgs/${await context.orgId(itemIndex)}/api-keys`;
+	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex })).body;
 }

@@ -1,7 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
-import type { ExecutionContext } from '../../shared/types';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Revoke',
+	value: 'revoke',
+	action: 'Revoke an API key',
+	description: 'Revoke an API key',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['apiKey'], operation: ['revoke'] } },
@@ -26,7 +33,7 @@ export async function execute(
 	await apiRequest.call(
 		this,
 		'DELETE',
-		`/orgs/${await context.orgId()}/api-keys/${encodeURIComponent(keyId)}`,
+		`/orgs/${await context.orgId(itemIndex)}/api-keys/${encodeURIComponent(keyId)}`,
 		{ itemIndex },
 	);
 	return { revoked: true, id: keyId };

@@ -1,8 +1,16 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Get',
+	value: 'get',
+	action: 'Get the identity of the API key',
+	description: 'Get the user, organization and role of the API key',
+};
 
 export const description: INodeProperties[] = [];
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return (await apiRequest.call(this, 'GET', '/me', { itemIndex })).body as IDataObject;
+	return (await apiRequest.call(this, 'GET', '/me', { itemIndex })).body;
 }

@@ -1,6 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Create',
+	value: 'create',
+	action: 'Create a lab',
+	description: 'Create a lab',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['lab'], operation: ['create'] } },
@@ -34,6 +42,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		tier: this.getNodeParameter('tier', itemIndex) as string,
 	};
 	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	return (await apiRequest.call(this, 'POST', '/labs', { body, idempotencyKey, itemIndex }))
-		.body as IDataObject;
+	return (await apiRequest.call(this, 'POST', '/labs', { body, idempotencyKey, itemIndex })).body;
 }

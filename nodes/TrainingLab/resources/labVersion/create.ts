@@ -3,6 +3,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { labLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Create',
+	value: 'create',
+	action: 'Create a lab version',
+	description: 'Create a draft version of a lab',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['labVersion'], operation: ['create'] } },
@@ -22,5 +30,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			idempotencyKey,
 			itemIndex,
 		})
-	).body as IDataObject;
+	).body;
 }

@@ -2,6 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { labLocator, returnAllOrLimit } from '../../shared/descriptions';
 import { getList, locatorValue } from '../../shared/list';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Get Many',
+	value: 'getAll',
+	action: 'Get many lab versions',
+	description: 'List the versions of a lab',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['labVersion'], operation: ['getAll'] } },

@@ -3,6 +3,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { draftLabVersionLocator, labLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { apiRequest } from '../../../shared/transport';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Publish',
+	value: 'publish',
+	action: 'Publish a lab version',
+	description: 'Publish a draft version so sessions can use it',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['labVersion'], operation: ['publish'] } },
@@ -16,5 +24,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		await apiRequest.call(this, 'POST', `/labs/${labId}/versions/${versionId}/publish`, {
 			itemIndex,
 		})
-	).body as IDataObject;
+	).body;
 }

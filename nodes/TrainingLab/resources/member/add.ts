@@ -2,7 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { personFields, roleOptions } from '../../shared/descriptions';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
-import type { ExecutionContext } from '../../shared/types';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Add',
+	value: 'add',
+	action: 'Add a member',
+	description: 'Add a member to the organization',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['member'], operation: ['add'] } },
@@ -28,8 +35,7 @@ export async function execute(
 		name: this.getNodeParameter('name', itemIndex) as string,
 		role: this.getNodeParameter('role', itemIndex) as string,
 	};
-	const path = `/orgs/${await context.orgId()}/members`;
+	const path = `/orgs/${await context.orgId(itemIndex)}/members`;
 	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex }))
-		.body as IDataObject;
+	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex })).body;
 }

@@ -3,7 +3,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { memberLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { apiRequest } from '../../../shared/transport';
-import type { ExecutionContext } from '../../shared/types';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Remove',
+	value: 'remove',
+	action: 'Remove a member',
+	description: 'Remove a member and revoke their API keys',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['member'], operation: ['remove'] } },
@@ -24,7 +31,7 @@ export async function execute(
 	await apiRequest.call(
 		this,
 		'DELETE',
-		`/orgs/${await context.orgId()}/members/${encodeURIComponent(userId)}`,
+		`/orgs/${await context.orgId(itemIndex)}/members/${encodeURIComponent(userId)}`,
 		{ itemIndex },
 	);
 	return { removed: true, user_id: userId };

@@ -3,7 +3,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { memberLocator, roleOptions } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { apiRequest } from '../../../shared/transport';
-import type { ExecutionContext } from '../../shared/types';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Update Role',
+	value: 'updateRole',
+	action: 'Update the role of a member',
+	description: "Change a member's role",
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['member'], operation: ['updateRole'] } },
@@ -27,6 +34,6 @@ export async function execute(
 ): Promise<IDataObject> {
 	const userId = locatorValue.call(this, 'member', itemIndex);
 	const body = { role: this.getNodeParameter('role', itemIndex) as string };
-	const path = `/orgs/${await context.orgId()}/members/${encodeURIComponent(userId)}`;
-	return (await apiRequest.call(this, 'PATCH', path, { body, itemIndex })).body as IDataObject;
+	const path = `/orgs/${await context.orgId(itemIndex)}/members/${encodeURIComponent(userId)}`;
+	return (await apiRequest.call(this, 'PATCH', path, { body, itemIndex })).body;
 }

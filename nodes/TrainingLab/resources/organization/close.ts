@@ -1,7 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
-import type { ExecutionContext } from '../../shared/types';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Close',
+	value: 'close',
+	action: 'Close the organization',
+	description: 'Close the organization of the API key for good',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['organization'], operation: ['close'] } },
@@ -22,6 +29,8 @@ export async function execute(
 	context: ExecutionContext,
 ): Promise<IDataObject> {
 	return (
-		await apiRequest.call(this, 'POST', `/orgs/${await context.orgId()}/close`, { itemIndex })
-	).body as IDataObject;
+		await apiRequest.call(this, 'POST', `/orgs/${await context.orgId(itemIndex)}/close`, {
+			itemIndex,
+		})
+	).body;
 }

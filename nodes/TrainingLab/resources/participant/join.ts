@@ -2,6 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { personFields } from '../../shared/descriptions';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Join',
+	value: 'join',
+	action: 'Join a session with its join code',
+	description: 'Add a participant to the session the join code belongs to',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['participant'], operation: ['join'] } },
@@ -26,6 +34,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		name: this.getNodeParameter('name', itemIndex) as string,
 	};
 	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	return (await apiRequest.call(this, 'POST', '/join', { body, idempotencyKey, itemIndex }))
-		.body as IDataObject;
+	return (await apiRequest.call(this, 'POST', '/join', { body, idempotencyKey, itemIndex })).body;
 }

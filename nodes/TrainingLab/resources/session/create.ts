@@ -4,6 +4,14 @@ import { publishedLabVersionLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { toRfc3339 } from '../../shared/time';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Create',
+	value: 'create',
+	action: 'Create a session',
+	description: 'Create a scheduled training session',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['create'] } },
@@ -67,5 +75,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		body.starts_at = toRfc3339(String(additional.startsAt), this.getTimezone());
 	const idempotencyKey = additional.idempotencyKey || idempotencyKeyFor(this, itemIndex, body);
 	return (await apiRequest.call(this, 'POST', '/sessions', { body, idempotencyKey, itemIndex }))
-		.body as IDataObject;
+		.body;
 }

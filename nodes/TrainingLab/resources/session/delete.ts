@@ -4,6 +4,14 @@ import { sessionLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { apiRequest } from '../../../shared/transport';
 import { sessionPath } from './sessionPath';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Delete',
+	value: 'delete',
+	action: 'Delete a session',
+	description: 'Delete a session that is not running',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['delete'] } },

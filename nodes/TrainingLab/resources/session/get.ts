@@ -3,6 +3,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { sessionLocator } from '../../shared/descriptions';
 import { apiRequest } from '../../../shared/transport';
 import { sessionPath } from './sessionPath';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Get',
+	value: 'get',
+	action: 'Get a session',
+	description: 'Get a session with its participant count',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['get'] } },
@@ -11,5 +19,5 @@ export const description: INodeProperties[] = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	return (await apiRequest.call(this, 'GET', sessionPath.call(this, itemIndex), { itemIndex }))
-		.body as IDataObject;
+		.body;
 }

@@ -2,6 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Get Many',
+	value: 'getAll',
+	action: 'Get many sessions',
+	description: 'List sessions',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['getAll'] } },

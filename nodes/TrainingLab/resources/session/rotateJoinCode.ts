@@ -3,6 +3,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { sessionLocator } from '../../shared/descriptions';
 import { apiRequest } from '../../../shared/transport';
 import { sessionPath } from './sessionPath';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Rotate Join Code',
+	value: 'rotateJoinCode',
+	action: 'Rotate the join code of a session',
+	description: 'Replace the join code of a session',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['rotateJoinCode'] } },
@@ -19,5 +27,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		await apiRequest.call(this, 'POST', sessionPath.call(this, itemIndex, '/join-code'), {
 			itemIndex,
 		})
-	).body as IDataObject;
+	).body;
 }

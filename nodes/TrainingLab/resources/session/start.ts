@@ -3,6 +3,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { sessionLocator } from '../../shared/descriptions';
 import { apiRequest } from '../../../shared/transport';
 import { sessionPath } from './sessionPath';
+import type { OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Start',
+	value: 'start',
+	action: 'Start a session',
+	description: 'Start a scheduled session',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['start'] } },
@@ -12,5 +20,5 @@ export const description: INodeProperties[] = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	return (
 		await apiRequest.call(this, 'POST', sessionPath.call(this, itemIndex, '/start'), { itemIndex })
-	).body as IDataObject;
+	).body;
 }

@@ -2,7 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { EVENT_TYPE_OPTIONS } from '../../../shared/events';
 import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
-import type { ExecutionContext } from '../../shared/types';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Create',
+	value: 'create',
+	action: 'Create a webhook endpoint',
+	description: 'Register a URL to receive signed events',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['create'] } },
@@ -46,7 +53,6 @@ export async function execute(
 		...(this.getNodeParameter('additionalFields', itemIndex) as IDataObject),
 	};
 	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	const path = `/orgs/${await context.orgId()}/webhooks`;
-	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex }))
-		.body as IDataObject;
+	const path = `/orgs/${await context.orgId(itemIndex)}/webhooks`;
+	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex })).body;
 }

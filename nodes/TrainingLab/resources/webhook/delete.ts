@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
-import type { ExecutionContext } from '../../shared/types';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
 
 export const webhookIdField: INodeProperties = {
 	displayName: 'Webhook ID',
@@ -10,6 +10,13 @@ export const webhookIdField: INodeProperties = {
 	default: '',
 	required: true,
 	description: 'ID of the webhook endpoint',
+};
+
+export const option: OperationOption = {
+	name: 'Delete',
+	value: 'delete',
+	action: 'Delete a webhook endpoint',
+	description: 'Delete a webhook endpoint',
 };
 
 export const description: INodeProperties[] = updateDisplayOptions(
@@ -26,7 +33,7 @@ export async function execute(
 	await apiRequest.call(
 		this,
 		'DELETE',
-		`/orgs/${await context.orgId()}/webhooks/${encodeURIComponent(webhookId)}`,
+		`/orgs/${await context.orgId(itemIndex)}/webhooks/${encodeURIComponent(webhookId)}`,
 		{ itemIndex },
 	);
 	return { deleted: true, id: webhookId };

@@ -1,8 +1,15 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
-import type { ExecutionContext } from '../../shared/types';
 import { webhookIdField } from './delete';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Get',
+	value: 'get',
+	action: 'Get a webhook endpoint',
+	description: 'Get one endpoint by ID, without its secret',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['get'] } },
@@ -19,8 +26,8 @@ export async function execute(
 		await apiRequest.call(
 			this,
 			'GET',
-			`/orgs/${await context.orgId()}/webhooks/${encodeURIComponent(webhookId)}`,
+			`/orgs/${await context.orgId(itemIndex)}/webhooks/${encodeURIComponent(webhookId)}`,
 			{ itemIndex },
 		)
-	).body as IDataObject;
+	).body;
 }

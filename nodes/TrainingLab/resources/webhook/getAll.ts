@@ -2,7 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
-import type { ExecutionContext } from '../../shared/types';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Get Many',
+	value: 'getAll',
+	action: 'Get many webhook endpoints',
+	description: 'List the webhook endpoints',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['getAll'] } },
@@ -14,5 +21,5 @@ export async function execute(
 	itemIndex: number,
 	context: ExecutionContext,
 ): Promise<IDataObject[]> {
-	return await getList.call(this, itemIndex, `/orgs/${await context.orgId()}/webhooks`);
+	return await getList.call(this, itemIndex, `/orgs/${await context.orgId(itemIndex)}/webhooks`);
 }

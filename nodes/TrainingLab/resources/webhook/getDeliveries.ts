@@ -2,8 +2,15 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
-import type { ExecutionContext } from '../../shared/types';
 import { webhookIdField } from './delete';
+import type { ExecutionContext, OperationOption } from '../../shared/types';
+
+export const option: OperationOption = {
+	name: 'Get Deliveries',
+	value: 'getDeliveries',
+	action: 'Get deliveries of a webhook endpoint',
+	description: 'List deliveries to an endpoint, newest first',
+};
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['getDeliveries'] } },
@@ -30,7 +37,7 @@ export async function execute(
 	const deliveries = await getList.call(
 		this,
 		itemIndex,
-		`/orgs/${await context.orgId()}/webhooks/${webhookId}/deliveries`,
+		`/orgs/${await context.orgId(itemIndex)}/webhooks/${webhookId}/deliveries`,
 	);
 	if (!this.getNodeParameter('simplify', itemIndex)) return deliveries;
 	return deliveries.map(({ id, event_type, status, attempts, last_status_code }) => ({

@@ -1,0 +1,45 @@
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { OperationExecute, OperationModule } from './types';
+
+export interface Resource {
+	/** The entry of the Resource selector. */
+	option: INodePropertyOptions & { value: string };
+	/** The Operation selector of the resource, then the fields of each operation. */
+	properties: INodeProperties[];
+	operations: ReadonlyMap<string, OperationExecute>;
+}
+
+/**
+ * A resource from its operation modules: the one list builds the Operation selector (sorted by
+ * name, as n8n's style asks), the operations' fields and the dispatch, so they cannot disagree.
+ */
+export function defineResource(
+	value: string,
+	displayName: string,
+	defaultOperation: string,
+	modules: OperationModule[],
+): Resource {
+	const operations = new Map(modules.map((module) => [module.option.value, module.execute]));
+	if (!operations.has(defaultOperation)) {
+		throw new Error(`${value}: no operation "${defaultOperation}" to default to`);
+	}
+	const options = modules
+		.map((module) => module.option)
+		.sort((a, b) => a.name.localeCompare(b.name));
+	return {
+		option: { name: displayName, value },
+		properties: [
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				displayOptions: { show: { resource: [value] } },
+				options,
+				default: defaultOperation,
+			},
+			...modules.flatMap((module) => module.description),
+		],
+		operations,
+	};
+}
