@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ApiClient } from '../server/support/api-client';
-import { createOrg, sessionInput, type TestOrg } from '../server/support/fixtures';
+import { createOrg, sessionInput, type TestOrg, serverWithOrg } from '../server/support/fixtures';
 import { npmRun, spawnServer } from '../server/support/processes';
 import { startTestServer, type TestServer } from '../server/support/test-server';
 
@@ -12,8 +12,7 @@ describe('revocation during a burst', () => {
 	let server: TestServer;
 	let org: TestOrg;
 	beforeAll(async () => {
-		server = await startTestServer({ RATE_LIMIT_REQUESTS: '100000000' });
-		org = await createOrg(server);
+		({ server, org } = await serverWithOrg({ RATE_LIMIT_REQUESTS: '100000000' }));
 	});
 	afterAll(() => server.stop());
 

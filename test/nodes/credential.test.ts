@@ -1,12 +1,11 @@
-import { createOrg, type TestOrg } from '../server/support/fixtures';
-import { startTestServer, type TestServer } from '../server/support/test-server';
+import { type TestOrg, serverWithOrg } from '../server/support/fixtures';
+import { type TestServer } from '../server/support/test-server';
 import { testTrainingLabCredential } from './support/credential-test';
 
 let server: TestServer;
 let org: TestOrg;
 beforeAll(async () => {
-	server = await startTestServer();
-	org = await createOrg(server);
+	({ server, org } = await serverWithOrg());
 });
 afterAll(() => server.stop());
 

@@ -1,12 +1,11 @@
-import { createOrg, type TestOrg } from '../server/support/fixtures';
-import { startTestServer, type TestServer } from '../server/support/test-server';
+import { createOrg, type TestOrg, serverWithOrg } from '../server/support/fixtures';
+import { type TestServer } from '../server/support/test-server';
 import { byId, fromList, json, nodeRunner } from './support/fixtures';
 
 let server: TestServer;
 let org: TestOrg;
 beforeAll(async () => {
-	server = await startTestServer({ WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
-	org = await createOrg(server, 'Node Org');
+	({ server, org } = await serverWithOrg({ WEBHOOK_ALLOW_INSECURE_URLS: 'true' }, 'Node Org'));
 });
 afterAll(() => server.stop());
 const run = nodeRunner(

@@ -1,13 +1,12 @@
-import { createOrg, sessionInput, type TestOrg } from '../server/support/fixtures';
-import { startTestServer, type TestServer } from '../server/support/test-server';
+import { sessionInput, type TestOrg, serverWithOrg } from '../server/support/fixtures';
+import { type TestServer } from '../server/support/test-server';
 import { fromList } from './support/fixtures';
 import { searchList } from './support/n8n';
 
 let server: TestServer;
 let org: TestOrg;
 beforeAll(async () => {
-	server = await startTestServer({ RATE_LIMIT_REQUESTS: '100000' });
-	org = await createOrg(server, 'Picker Org');
+	({ server, org } = await serverWithOrg({ RATE_LIMIT_REQUESTS: '100000' }, 'Picker Org'));
 });
 afterAll(() => server.stop());
 const credentials = () => ({ baseUrl: server.url, apiKey: org.trainer.key! });

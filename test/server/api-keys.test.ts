@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { createOrg, type TestOrg } from './support/fixtures.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { type TestOrg, serverWithOrg } from './support/fixtures.ts';
+import { type TestServer } from './support/test-server.ts';
 
 let server: TestServer;
 let org: TestOrg;
 beforeAll(async () => {
-	server = await startTestServer();
-	org = await createOrg(server);
+	({ server, org } = await serverWithOrg());
 });
 afterAll(() => server.stop());
 

@@ -1,12 +1,11 @@
 import { generateApiKey } from '../../server/src/lib/api-key.ts';
-import { createOrg, type TestOrg } from './support/fixtures.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { createOrg, type TestOrg, serverWithOrg } from './support/fixtures.ts';
+import { type TestServer } from './support/test-server.ts';
 
 let server: TestServer;
 let org: TestOrg;
 beforeAll(async () => {
-	server = await startTestServer();
-	org = await createOrg(server, 'Auth Org');
+	({ server, org } = await serverWithOrg({}, 'Auth Org'));
 });
 afterAll(() => server.stop());
 

@@ -1,12 +1,11 @@
-import { createOrg, sessionInput, type TestOrg } from './support/fixtures.ts';
+import { sessionInput, type TestOrg, serverWithOrg } from './support/fixtures.ts';
 import { nextLink } from './support/api-client.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { type TestServer } from './support/test-server.ts';
 
 let server: TestServer;
 let org: TestOrg;
 beforeAll(async () => {
-	server = await startTestServer({ RATE_LIMIT_REQUESTS: '100000' });
-	org = await createOrg(server);
+	({ server, org } = await serverWithOrg({ RATE_LIMIT_REQUESTS: '100000' }));
 });
 afterAll(() => server.stop());
 

@@ -1,13 +1,16 @@
-import { createOrg, type TestOrg } from './support/fixtures.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { type TestOrg, serverWithOrg } from './support/fixtures.ts';
+import { type TestServer } from './support/test-server.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
 let server: TestServer;
 let org: TestOrg;
 const clock = new ManualClock();
 beforeAll(async () => {
-	server = await startTestServer({ RATE_LIMIT_REQUESTS: '5', RATE_LIMIT_WINDOW_S: '2' }, { clock });
-	org = await createOrg(server);
+	({ server, org } = await serverWithOrg(
+		{ RATE_LIMIT_REQUESTS: '5', RATE_LIMIT_WINDOW_S: '2' },
+		undefined,
+		{ clock },
+	));
 });
 afterAll(() => server.stop());
 

@@ -1,12 +1,11 @@
-import { createOrg, sessionInput, type TestOrg } from './support/fixtures.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { sessionInput, type TestOrg, serverWithOrg } from './support/fixtures.ts';
+import { type TestServer } from './support/test-server.ts';
 
 let server: TestServer;
 let org: TestOrg;
 
 beforeAll(async () => {
-	server = await startTestServer();
-	org = await createOrg(server);
+	({ server, org } = await serverWithOrg());
 });
 afterAll(() => server.stop());
 

@@ -1,12 +1,11 @@
-import { createOrg, type TestOrg } from './support/fixtures.ts';
+import { createOrg, type TestOrg, serverWithOrg } from './support/fixtures.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
 
 describe('webhook endpoints (strict URL policy)', () => {
 	let server: TestServer;
 	let org: TestOrg;
 	beforeAll(async () => {
-		server = await startTestServer();
-		org = await createOrg(server);
+		({ server, org } = await serverWithOrg());
 	});
 	afterAll(() => server.stop());
 

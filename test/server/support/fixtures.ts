@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { seedDemo } from '../../../server/src/services/demo.ts';
 import type { Actor } from '../../../server/src/core/actor.ts';
 import { ApiClient } from './api-client.ts';
-import type { TestServer } from './test-server.ts';
+import { startTestServer, type TestServer } from './test-server.ts';
 
 export interface TestOrg {
 	id: string;
@@ -74,4 +74,14 @@ export function sessionInput(org: TestOrg, overrides: Record<string, unknown> = 
 		capacity: 10,
 		...overrides,
 	};
+}
+
+/** The usual start of a suite: the real server (with `env`) and one organisation on it. */
+export async function serverWithOrg(
+	env: Record<string, string> = {},
+	orgName?: string,
+	options: Parameters<typeof startTestServer>[1] = {},
+): Promise<{ server: TestServer; org: TestOrg }> {
+	const server = await startTestServer(env, options);
+	return { server, org: await createOrg(server, orgName) };
 }
