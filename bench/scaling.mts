@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { CursorSeal } from '../server/src/lib/cursor-seal.ts';
+import { CursorSeal } from '../server/src/core/cursor-seal.ts';
 import { load, type LoadResult } from './load.mts';
 import { seedSessions } from './throughput.mts';
 import { bootstrap, startServerProcess, tempDir } from './support.mts';

@@ -9,7 +9,7 @@ import { ApiError } from './core/errors.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { mountRoutes } from './http/router.ts';
-import type { CursorSeal } from './lib/cursor-seal.ts';
+import type { CursorSeal } from './core/cursor-seal.ts';
 import { ROUTES } from './routes/index.ts';
 import type { Services } from './services/index.ts';
 

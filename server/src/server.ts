@@ -6,7 +6,7 @@ import { openDatabase, type Database } from './db/connection.ts';
 import { systemClock, type Clock } from './core/clock.ts';
 import type { Logger } from './core/logger.ts';
 import { createHttpServer } from './http/edge.ts';
-import { CURSOR_KEY_BYTES, CursorSeal } from './lib/cursor-seal.ts';
+import { CURSOR_KEY_BYTES, CursorSeal } from './core/cursor-seal.ts';
 import { createRepositories } from './repositories/index.ts';
 import { createServices, type Services } from './services/index.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';

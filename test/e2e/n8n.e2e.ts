@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiClient } from '../server/support/api-client';
@@ -24,6 +25,7 @@ let api: Process & { url: string };
 let n8n: N8n;
 let client: N8nClient;
 let proxy: LossyProxy;
+let databasePath: string;
 const orgs: Record<string, { org: { id: string }; api_key: string; client: ApiClient }> = {};
 
 beforeAll(async () => {
@@ -31,7 +33,7 @@ beforeAll(async () => {
 	const n8nDir = ensureN8n();
 	const userFolder = join(work, 'n8n-user');
 	installPackageInto(userFolder, work);
-	const databasePath = join(work, 'api.sqlite');
+	databasePath = join(work, 'api.sqlite');
 	for (const [name, email] of [
 		['bulk', 'bulk@e2e.test'],
 		['people', 'people@e2e.test'],
@@ -128,6 +130,37 @@ async function endpointsOf(
 }
 
 /** Activates a trigger workflow and waits until its endpoint is registered in the API (n8n activates asynchronously). */
+/**
+ * Waits until every delivery to the organisation's endpoints is final and succeeded: with nothing
+ * pending or to be retried, no further execution can be started by them. Read from the API
+ * server's database, since a closed organisation's key can no longer ask.
+ */
+async function deliveriesSettled(
+	org: string,
+): Promise<Array<{ attempts: number; status: string }>> {
+	return waitFor(
+		'every delivery to be final',
+		async () => {
+			const db = new Database(databasePath, { readonly: true });
+			try {
+				const deliveries = db
+					.prepare(
+						`SELECT d.status, d.attempts FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+						 WHERE w.org_id = ?`,
+					)
+					.all(orgs[org].org.id) as Array<{ attempts: number; status: string }>;
+				return (
+					deliveries.length > 0 && deliveries.every((d) => d.status === 'succeeded') && deliveries
+				);
+			} finally {
+				db.close();
+			}
+		},
+		30_000,
+		n8n.log,
+	);
+}
+
 async function activate(workflowId: string, org: string, webhookUrl: string): Promise<void> {
 	await client.api('POST', `/workflows/${workflowId}/activate`);
 	await waitFor(
@@ -244,7 +277,7 @@ describe('the trigger (examples/react-to-member-removal.json)', () => {
 				removed_by: 'people@e2e.test',
 			}),
 		]);
-		await new Promise((resolve) => setTimeout(resolve, 2_000));
+		expect(await deliveriesSettled('people')).toEqual([expect.objectContaining({ attempts: 1 })]);
 		expect(await client.executions(workflowId)).toHaveLength(1);
 	});
 
@@ -279,8 +312,23 @@ describe('the trigger (examples/react-to-member-removal.json)', () => {
 			body,
 		});
 		expect(forged.status).toBe(401);
-		await new Promise((resolve) => setTimeout(resolve, 1_000));
-		expect(await client.executions(workflowId)).toHaveLength(before);
+		// A real, signed event after the forged ones: once its execution is there, the forged ones added none.
+		const members = (await orgs.people.client.get(`/orgs/${orgs.people.org.id}/members`)).body;
+		const sentinel = members.find((m: { role: string }) => m.role === 'trainer');
+		await orgs.people.client.delete(`/orgs/${orgs.people.org.id}/members/${sentinel.user_id}`);
+		const executions = await waitFor(
+			"the sentinel's execution",
+			async () => {
+				const all = await client.executions(workflowId);
+				return all.length > before && all[0].status === 'success' && all;
+			},
+			30_000,
+			n8n.log,
+		);
+		expect(executions).toHaveLength(before + 1);
+		expect(nodeOutput(executions[0], 'Offboarding notice')).toEqual([
+			expect.objectContaining({ user_id: sentinel.user_id }),
+		]);
 	});
 
 	it('deactivating deletes the endpoint; activating twice in a row leaves exactly one', async () => {
@@ -326,7 +374,7 @@ describe('the trigger on organization closure (examples/react-to-organization-cl
 				closed_by: 'closing@e2e.test',
 			},
 		]);
-		await new Promise((resolve) => setTimeout(resolve, 2_000));
+		expect(await deliveriesSettled('closing')).toEqual([expect.objectContaining({ attempts: 1 })]);
 		expect(await client.executions(id)).toHaveLength(1);
 	}, 120_000);
 });

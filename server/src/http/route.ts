@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { PageRequest } from '../repositories/paging.ts';
+import type { Page, PageRequest } from '../core/paging.ts';
+import type { listQuery } from '../schemas/common.ts';
 import type { Actor } from '../core/actor.ts';
 import type { Caller } from '../core/actor.ts';
 import type { Services } from '../services/index.ts';
@@ -61,10 +62,27 @@ export interface RouteDefinition<
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRoute = RouteDefinition<any, any, any>;
 
+/** An endpoint that answers with one resource (or nothing); lists use `defineListRoute`. */
 export function defineRoute<
 	P extends Schema = undefined,
 	Q extends Schema = undefined,
 	B extends Schema = undefined,
->(route: RouteDefinition<P, Q, B>): RouteDefinition<P, Q, B> {
+>(route: RouteDefinition<P, Q, B> & { success: { list?: false } }): RouteDefinition<P, Q, B> {
 	return route;
+}
+
+/**
+ * A list endpoint: `GET`, no body, its handler must return a Page (items and the position of the
+ * next page), which the router answers as a bare array with a sealed `Link: rel="next"`.
+ */
+export function defineListRoute<P extends Schema = undefined>(
+	route: Omit<
+		RouteDefinition<P, ReturnType<typeof listQuery>, undefined>,
+		'method' | 'success' | 'body' | 'handle'
+	> & {
+		success: { description: string; schema: z.ZodType };
+		handle: (ctx: RouteContext<P, ReturnType<typeof listQuery>, undefined>) => Page<unknown>;
+	},
+): RouteDefinition<P, ReturnType<typeof listQuery>, undefined> {
+	return { ...route, method: 'get', success: { ...route.success, status: 200, list: true } };
 }

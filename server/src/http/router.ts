@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
-import type { CursorSeal } from '../lib/cursor-seal.ts';
-import type { Page, PageRequest } from '../repositories/paging.ts';
+import type { CursorSeal } from '../core/cursor-seal.ts';
+import type { Page, PageRequest } from '../core/paging.ts';
 import { actorOf, type Caller } from '../core/actor.ts';
 import type { Services } from '../services/index.ts';
 import { identityOf } from './caller.ts';

@@ -1,11 +1,10 @@
-import { defineRoute } from '../http/route.ts';
+import { defineListRoute, defineRoute } from '../http/route.ts';
 import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyParams } from '../schemas/api-keys.ts';
 import { listQuery } from '../schemas/common.ts';
 import { OrgParams } from '../schemas/orgs.ts';
 
 export const apiKeyRoutes = [
-	defineRoute({
-		method: 'get',
+	defineListRoute({
 		path: '/orgs/{orgId}/api-keys',
 		operationId: 'listApiKeys',
 		tag: 'API keys',
@@ -14,7 +13,7 @@ export const apiKeyRoutes = [
 		access: 'admin',
 		params: OrgParams,
 		query: listQuery(100),
-		success: { status: 200, description: 'A page of keys.', schema: ApiKey, list: true },
+		success: { description: 'A page of keys.', schema: ApiKey },
 		handle: ({ services, caller, page }) => services.apiKeys.list(caller.org.id, page),
 	}),
 	defineRoute({

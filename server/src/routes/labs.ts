@@ -1,17 +1,16 @@
-import { defineRoute } from '../http/route.ts';
+import { defineListRoute, defineRoute } from '../http/route.ts';
 import { listQuery } from '../schemas/common.ts';
 import { Lab, LabCreate, LabParams, LabVersion, LabVersionParams } from '../schemas/labs.ts';
 
 export const labRoutes = [
-	defineRoute({
-		method: 'get',
+	defineListRoute({
 		path: '/labs',
 		operationId: 'listLabs',
 		tag: 'Labs',
 		summary: 'List labs',
 		access: 'member',
 		query: listQuery(100),
-		success: { status: 200, description: 'A page of labs.', schema: Lab, list: true },
+		success: { description: 'A page of labs.', schema: Lab },
 		handle: ({ services, caller, page }) => services.labs.list(caller.org.id, page),
 	}),
 	defineRoute({
@@ -27,8 +26,7 @@ export const labRoutes = [
 		errors: ['name_taken'],
 		handle: ({ services, actor, body }) => services.labs.create(actor, body),
 	}),
-	defineRoute({
-		method: 'get',
+	defineListRoute({
 		path: '/labs/{labId}/versions',
 		operationId: 'listLabVersions',
 		tag: 'Labs',
@@ -36,12 +34,7 @@ export const labRoutes = [
 		access: 'member',
 		params: LabParams,
 		query: listQuery(100),
-		success: {
-			status: 200,
-			description: 'A page of versions, oldest first.',
-			schema: LabVersion,
-			list: true,
-		},
+		success: { description: 'A page of versions, oldest first.', schema: LabVersion },
 		handle: ({ services, caller, params, page }) =>
 			services.labs.listVersions(caller.org.id, params.labId, page),
 	}),

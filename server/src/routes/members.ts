@@ -1,11 +1,10 @@
-import { defineRoute } from '../http/route.ts';
+import { defineListRoute, defineRoute } from '../http/route.ts';
 import { listQuery } from '../schemas/common.ts';
 import { Member, MemberCreate, MemberParams, MemberRoleUpdate } from '../schemas/members.ts';
 import { OrgParams } from '../schemas/orgs.ts';
 
 export const memberRoutes = [
-	defineRoute({
-		method: 'get',
+	defineListRoute({
 		path: '/orgs/{orgId}/members',
 		operationId: 'listMembers',
 		tag: 'Members',
@@ -14,7 +13,7 @@ export const memberRoutes = [
 		access: 'member',
 		params: OrgParams,
 		query: listQuery(100),
-		success: { status: 200, description: 'A page of members.', schema: Member, list: true },
+		success: { description: 'A page of members.', schema: Member },
 		handle: ({ services, caller, page }) => services.members.list(caller.org.id, page),
 	}),
 	defineRoute({

@@ -1,11 +1,10 @@
-import { defineRoute } from '../http/route.ts';
+import { defineListRoute, defineRoute } from '../http/route.ts';
 import { listQuery } from '../schemas/common.ts';
 import { ActivityEvent } from '../schemas/events.ts';
 import { ClosedOrg, OrgParams } from '../schemas/orgs.ts';
 
 export const orgRoutes = [
-	defineRoute({
-		method: 'get',
+	defineListRoute({
 		path: '/orgs/{orgId}/events',
 		operationId: 'listEvents',
 		tag: 'Activity log',
@@ -13,7 +12,7 @@ export const orgRoutes = [
 		access: 'admin',
 		params: OrgParams,
 		query: listQuery(50),
-		success: { status: 200, description: 'A page of events.', schema: ActivityEvent, list: true },
+		success: { description: 'A page of events.', schema: ActivityEvent },
 		handle: ({ services, caller, page }) => services.events.list(caller.org.id, page),
 	}),
 	defineRoute({

@@ -1,4 +1,4 @@
-import { defineRoute } from '../http/route.ts';
+import { defineListRoute, defineRoute } from '../http/route.ts';
 import { listQuery } from '../schemas/common.ts';
 import {
 	JoinCode,
@@ -11,8 +11,7 @@ import {
 } from '../schemas/sessions.ts';
 
 export const sessionRoutes = [
-	defineRoute({
-		method: 'get',
+	defineListRoute({
 		path: '/sessions',
 		operationId: 'listSessions',
 		tag: 'Sessions',
@@ -20,7 +19,7 @@ export const sessionRoutes = [
 		description: 'Sessions in the order they were created.',
 		access: 'member',
 		query: listQuery(100),
-		success: { status: 200, description: 'A page of sessions.', schema: Session, list: true },
+		success: { description: 'A page of sessions.', schema: Session },
 		handle: ({ services, caller, page }) => services.sessions.list(caller.org.id, page),
 	}),
 	defineRoute({

@@ -1,4 +1,4 @@
-import { defineRoute } from '../http/route.ts';
+import { defineListRoute, defineRoute } from '../http/route.ts';
 import { listQuery } from '../schemas/common.ts';
 import { OrgParams } from '../schemas/orgs.ts';
 import {
@@ -10,8 +10,7 @@ import {
 } from '../schemas/webhooks.ts';
 
 export const webhookRoutes = [
-	defineRoute({
-		method: 'get',
+	defineListRoute({
 		path: '/orgs/{orgId}/webhooks',
 		operationId: 'listWebhooks',
 		tag: 'Webhooks',
@@ -19,7 +18,7 @@ export const webhookRoutes = [
 		access: 'admin',
 		params: OrgParams,
 		query: listQuery(100),
-		success: { status: 200, description: 'A page of endpoints.', schema: Webhook, list: true },
+		success: { description: 'A page of endpoints.', schema: Webhook },
 		handle: ({ services, caller, page }) => services.webhooks.list(caller.org.id, page),
 	}),
 	defineRoute({
@@ -69,8 +68,7 @@ export const webhookRoutes = [
 		success: { status: 204, description: 'Deleted.' },
 		handle: ({ services, actor, params }) => services.webhooks.delete(actor, params.webhookId),
 	}),
-	defineRoute({
-		method: 'get',
+	defineListRoute({
 		path: '/orgs/{orgId}/webhooks/{webhookId}/deliveries',
 		operationId: 'listWebhookDeliveries',
 		tag: 'Webhooks',
@@ -80,12 +78,7 @@ export const webhookRoutes = [
 		access: 'admin',
 		params: WebhookParams,
 		query: listQuery(100),
-		success: {
-			status: 200,
-			description: 'A page of deliveries.',
-			schema: WebhookDelivery,
-			list: true,
-		},
+		success: { description: 'A page of deliveries.', schema: WebhookDelivery },
 		handle: ({ services, caller, params, page }) =>
 			services.webhooks.listDeliveries(caller.org.id, params.webhookId, page),
 	}),

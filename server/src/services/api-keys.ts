@@ -8,7 +8,7 @@ import {
 	keyPrefix,
 } from '../lib/api-key.ts';
 import type { ApiKeyRow } from '../repositories/api-keys.ts';
-import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
+import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { ApiKey, ApiKeyCreate, ApiKeyCreated } from '../schemas/api-keys.ts';
 import type { Actor, Caller } from '../core/actor.ts';
 import { DomainService } from './domain-service.ts';
@@ -42,8 +42,12 @@ export class ApiKeyService extends DomainService {
 	}
 
 	list(orgId: string, page: PageRequest): Page<ApiKey> {
-		const rows = this.repos.apiKeys.page(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
-		return toPage(rows, page.limit, toApiKey);
+		return pageOf(
+			page,
+			'ascending',
+			(after, limit) => this.repos.apiKeys.page(orgId, after, limit),
+			toApiKey,
+		);
 	}
 
 	/** Creates a key owned by the acting user. The full key exists only in the returned object. */

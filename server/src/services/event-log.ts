@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isoAt, type Clock } from '../core/clock.ts';
-import { FIRST_DESCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
+import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { EventRow } from '../repositories/events.ts';
 import type { ActivityEvent, EventType } from '../schemas/events.ts';
@@ -43,12 +43,12 @@ export class EventLog {
 	}
 
 	list(orgId: string, page: PageRequest): Page<ActivityEvent> {
-		const rows = this.#repos.events.pageNewestFirst(
-			orgId,
-			page.after ?? FIRST_DESCENDING,
-			page.limit + 1,
+		return pageOf(
+			page,
+			'descending',
+			(after, limit) => this.#repos.events.pageNewestFirst(orgId, after, limit),
+			toActivityEvent,
 		);
-		return toPage(rows, page.limit, toActivityEvent);
 	}
 }
 

@@ -1,15 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../core/errors.ts';
 import type { LabRow, LabVersionRow } from '../repositories/labs.ts';
-import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
+import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { Lab, LabCreate, LabVersion } from '../schemas/labs.ts';
 import type { Actor } from '../core/actor.ts';
 import { DomainService } from './domain-service.ts';
 
 export class LabService extends DomainService {
 	list(orgId: string, page: PageRequest): Page<Lab> {
-		const rows = this.repos.labs.page(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
-		return toPage(rows, page.limit, toLab);
+		return pageOf(
+			page,
+			'ascending',
+			(after, limit) => this.repos.labs.page(orgId, after, limit),
+			toLab,
+		);
 	}
 
 	create(actor: Actor, input: LabCreate): Lab {
@@ -31,8 +35,12 @@ export class LabService extends DomainService {
 
 	listVersions(orgId: string, labId: string, page: PageRequest): Page<LabVersion> {
 		const lab = this.#findLab(orgId, labId);
-		const rows = this.repos.labVersions.page(lab.id, page.after ?? FIRST_ASCENDING, page.limit + 1);
-		return toPage(rows, page.limit, toLabVersion);
+		return pageOf(
+			page,
+			'ascending',
+			(after, limit) => this.repos.labVersions.page(lab.id, after, limit),
+			toLabVersion,
+		);
 	}
 
 	/** A new draft numbered one above the lab's latest version. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../core/errors.ts';
-import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
+import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { UserRow } from '../repositories/users.ts';
 import type { Role } from '../schemas/common.ts';
 import type { Member, MemberCreate } from '../schemas/members.ts';
@@ -9,8 +9,12 @@ import { DomainService } from './domain-service.ts';
 
 export class MemberService extends DomainService {
 	list(orgId: string, page: PageRequest): Page<Member> {
-		const rows = this.repos.users.pageActive(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
-		return toPage(rows, page.limit, toMember);
+		return pageOf(
+			page,
+			'ascending',
+			(after, limit) => this.repos.users.pageActive(orgId, after, limit),
+			toMember,
+		);
 	}
 
 	add(actor: Actor, input: MemberCreate): Member {

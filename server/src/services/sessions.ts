@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, notFound } from '../core/errors.ts';
 import { generateJoinCode } from '../lib/join-code.ts';
-import { FIRST_ASCENDING, toPage, type Page, type PageRequest } from '../repositories/paging.ts';
+import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { SessionListRow, SessionRow } from '../repositories/sessions.ts';
 import type {
 	JoinRequest,
@@ -23,8 +23,12 @@ const END: Transition = { from: 'running', to: 'ended', event: 'session.ended' }
 
 export class SessionService extends DomainService {
 	list(orgId: string, page: PageRequest): Page<Session> {
-		const rows = this.repos.sessions.page(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
-		return toPage(rows, page.limit, toSession);
+		return pageOf(
+			page,
+			'ascending',
+			(after, limit) => this.repos.sessions.page(orgId, after, limit),
+			toSession,
+		);
 	}
 
 	get(orgId: string, sessionId: string): SessionDetail {

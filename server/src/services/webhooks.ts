@@ -4,13 +4,7 @@ import { ApiError, notFound } from '../core/errors.ts';
 import { webhookUrlProblem, type UrlPolicyOptions } from '../lib/network-policy.ts';
 import { generateWebhookSecret } from '../lib/webhook-secret.ts';
 import type { DeliveryRow } from '../repositories/deliveries.ts';
-import {
-	FIRST_ASCENDING,
-	FIRST_DESCENDING,
-	toPage,
-	type Page,
-	type PageRequest,
-} from '../repositories/paging.ts';
+import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { WebhookRow } from '../repositories/webhooks.ts';
 import type { EventType } from '../schemas/events.ts';
 import type {
@@ -36,8 +30,12 @@ export class WebhookService extends DomainService {
 	}
 
 	list(orgId: string, page: PageRequest): Page<Webhook> {
-		const rows = this.repos.webhooks.page(orgId, page.after ?? FIRST_ASCENDING, page.limit + 1);
-		return toPage(rows, page.limit, toWebhook);
+		return pageOf(
+			page,
+			'ascending',
+			(after, limit) => this.repos.webhooks.page(orgId, after, limit),
+			toWebhook,
+		);
 	}
 
 	/** The SSRF guard; it resolves the host, so it runs before (outside) the create transaction. */
@@ -76,12 +74,12 @@ export class WebhookService extends DomainService {
 	/** Deliveries to the endpoint, newest first. */
 	listDeliveries(orgId: string, webhookId: string, page: PageRequest): Page<WebhookDelivery> {
 		const webhook = this.#find(orgId, webhookId);
-		const rows = this.repos.deliveries.pageNewestFirst(
-			webhook.id,
-			page.after ?? FIRST_DESCENDING,
-			page.limit + 1,
+		return pageOf(
+			page,
+			'descending',
+			(after, limit) => this.repos.deliveries.pageNewestFirst(webhook.id, after, limit),
+			toDelivery,
 		);
-		return toPage(rows, page.limit, toDelivery);
 	}
 
 	get(orgId: string, webhookId: string): Webhook {
