@@ -341,8 +341,16 @@ describe('the trigger (examples/react-to-member-removal.json)', () => {
 		);
 		await client.api('POST', `/workflows/${workflowId}/activate`);
 		await activate(workflowId, 'people', webhookUrl);
-		await new Promise((resolve) => setTimeout(resolve, 3_000)); // let any further activation work settle
 		expect(await endpointsOf('people')).toEqual([expect.objectContaining({ url: webhookUrl })]);
+		// Deactivation deletes the endpoint the trigger knows; a duplicate registered by the second
+		// activation would be left behind, and the endpoints would never reach zero.
+		await client.api('POST', `/workflows/${workflowId}/deactivate`);
+		await waitFor(
+			'every endpoint to be gone',
+			async () => (await endpointsOf('people')).length === 0,
+			30_000,
+			n8n.log,
+		);
 	});
 });
 
