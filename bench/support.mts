@@ -1,9 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { spawnServerIn, type ServerProcess } from '../test/support/server-process.ts';
+
+export { eventually } from '../test/support/eventually.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 
@@ -40,37 +43,9 @@ export function bootstrap(databasePath: string): Bootstrapped {
 	return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
 }
 
-export interface ServerProcess {
-	url: string;
-	child: ChildProcess;
-	stop(): Promise<void>;
-}
-
-/** The API server in its own process, as `npm start` runs it. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-	const child = spawn(process.execPath, ['server/src/main.ts'], {
-		cwd: ROOT,
-		env: { ...process.env, PORT: '0', ...env },
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
-	const url = await new Promise<string>((resolve, reject) => {
-		let output = '';
-		child.stdout!.on('data', (chunk) => {
-			output += chunk;
-			const match = /listening on (\S+)/.exec(output);
-			if (match) resolve(match[1]);
-		});
-		child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-	});
-	const exited = new Promise((resolve) => child.on('exit', resolve));
-	return {
-		url,
-		child,
-		async stop() {
-			child.kill('SIGTERM');
-			await exited;
-		},
-	};
+/** The API server in its own process, as `npm start` runs it (the test suites' helper). */
+export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+	return spawnServerIn(ROOT, env);
 }
 
 // The benchmark reads API answers loosely; their shapes are checked by the test suites.
@@ -114,18 +89,6 @@ export async function startReceiver(): Promise<{
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrivals, server };
-}
-
-export async function waitUntil(
-	predicate: () => boolean,
-	timeoutMs: number,
-	what: string,
-): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!predicate()) {
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
 }
 
 export function percentile(values: number[], p: number): number {

@@ -9,7 +9,7 @@ import {
 	startReceiver,
 	startServerProcess,
 	tempDir,
-	waitUntil,
+	eventually,
 } from './support.mts';
 
 export interface DeliveryResult {
@@ -77,11 +77,10 @@ export async function benchWebhookDelivery(options: {
 
 		const backlogDeliveries = options.backlog * options.endpoints;
 		server = await startServerProcess(env);
-		await waitUntil(
-			() => receiver.arrivals.length >= backlogDeliveries,
-			600_000,
-			'the backlog to drain',
-		);
+		await eventually(() => receiver.arrivals.length >= backlogDeliveries, 'the backlog to drain', {
+			timeoutMs: 600_000,
+			intervalMs: 5,
+		});
 		const drained = receiver.arrivals.slice(0, backlogDeliveries);
 		const drainSeconds = (drained.at(-1)!.receivedAt - drained[0].receivedAt) / 1000;
 		receiver.arrivals.length = 0;
@@ -101,10 +100,10 @@ export async function benchWebhookDelivery(options: {
 			);
 		}
 		await Promise.all(requests);
-		await waitUntil(
+		await eventually(
 			() => receiver.arrivals.length >= options.steadyChanges * options.endpoints,
-			120_000,
 			'steady deliveries',
+			{ timeoutMs: 120_000, intervalMs: 5 },
 		);
 		const latencies = receiver.arrivals.map((arrival) => arrival.receivedAt - arrival.occurredAt);
 		await server.stop();

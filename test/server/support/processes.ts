@@ -1,5 +1,6 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { spawnServerIn, type ServerProcess } from '../../support/server-process.ts';
 
 export const ROOT = join(__dirname, '..', '..', '..');
 
@@ -13,38 +14,9 @@ export function npmRun(script: string, args: string[], env: Record<string, strin
 	return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-export interface ServerProcess {
-	child: ChildProcess;
-	url: string;
-	output: () => string;
-	exited: Promise<number | null>;
-}
+export type { ServerProcess };
 
-/** Starts `server/src/main.ts` (what `npm start` runs), or `npm start` itself, and waits for its listening line. */
-export async function spawnServer(
-	env: Record<string, string>,
-	how: 'node' | 'npm start' = 'node',
-): Promise<ServerProcess> {
-	const [command, args] =
-		how === 'node' ? [process.execPath, ['server/src/main.ts']] : ['npm', ['start']];
-	const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, PORT: '0', ...env } });
-	let output = '';
-	child.stdout!.on('data', (chunk) => (output += chunk));
-	child.stderr!.on('data', (chunk) => (output += chunk));
-	const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-	const url = await new Promise<string>((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 15_000);
-		child.stdout!.on('data', () => {
-			const match = /listening on (http:\/\/\S+\/api\/v1)/.exec(output);
-			if (match) {
-				clearTimeout(timer);
-				resolve(match[1]);
-			}
-		});
-		child.on('exit', () => {
-			clearTimeout(timer);
-			reject(new Error(`server exited: ${output}`));
-		});
-	});
-	return { child, url, output: () => output, exited };
+/** Starts `server/src/main.ts` (what `npm start` runs), or `npm start` itself, from the repository root. */
+export function spawnServer(env: Record<string, string>, how: 'node' | 'npm start' = 'node') {
+	return spawnServerIn(ROOT, env, how);
 }
