@@ -1,16 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
+import { webhookIdField, webhookPath } from './webhookPath';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
-
-export const webhookIdField: INodeProperties = {
-	displayName: 'Webhook ID',
-	name: 'webhookId',
-	type: 'string',
-	default: '',
-	required: true,
-	description: 'ID of the webhook endpoint',
-};
 
 export const option: OperationOption = {
 	name: 'Delete',
@@ -29,12 +21,8 @@ export async function execute(
 	itemIndex: number,
 	context: ExecutionContext,
 ): Promise<IDataObject> {
-	const webhookId = this.getNodeParameter('webhookId', itemIndex) as string;
-	await apiRequest.call(
-		this,
-		'DELETE',
-		`/orgs/${await context.orgId(itemIndex)}/webhooks/${encodeURIComponent(webhookId)}`,
-		{ itemIndex },
-	);
-	return { deleted: true, id: webhookId };
+	await apiRequest.call(this, 'DELETE', await webhookPath.call(this, itemIndex, context), {
+		itemIndex,
+	});
+	return { deleted: true, id: this.getNodeParameter('webhookId', itemIndex) as string };
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
-import { webhookIdField } from './delete';
+import { webhookIdField, webhookPath } from './webhookPath';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -21,13 +21,9 @@ export async function execute(
 	itemIndex: number,
 	context: ExecutionContext,
 ): Promise<IDataObject> {
-	const webhookId = this.getNodeParameter('webhookId', itemIndex) as string;
 	return (
-		await apiRequest.call(
-			this,
-			'GET',
-			`/orgs/${await context.orgId(itemIndex)}/webhooks/${encodeURIComponent(webhookId)}`,
-			{ itemIndex },
-		)
+		await apiRequest.call(this, 'GET', await webhookPath.call(this, itemIndex, context), {
+			itemIndex,
+		})
 	).body;
 }

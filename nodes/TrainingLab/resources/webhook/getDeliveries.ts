@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
-import { webhookIdField } from './delete';
+import { webhookIdField, webhookPath } from './webhookPath';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -33,12 +33,8 @@ export async function execute(
 	itemIndex: number,
 	context: ExecutionContext,
 ): Promise<IDataObject[]> {
-	const webhookId = encodeURIComponent(this.getNodeParameter('webhookId', itemIndex) as string);
-	const deliveries = await getList.call(
-		this,
-		itemIndex,
-		`/orgs/${await context.orgId(itemIndex)}/webhooks/${webhookId}/deliveries`,
-	);
+	const path = await webhookPath.call(this, itemIndex, context, '/deliveries');
+	const deliveries = await getList.call(this, itemIndex, path);
 	if (!this.getNodeParameter('simplify', itemIndex)) return deliveries;
 	return deliveries.map(({ id, event_type, status, attempts, last_status_code }) => ({
 		id,

@@ -1,0 +1,22 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { ExecutionContext } from '../../shared/types';
+
+export const webhookIdField: INodeProperties = {
+	displayName: 'Webhook ID',
+	name: 'webhookId',
+	type: 'string',
+	default: '',
+	required: true,
+	description: 'ID of the webhook endpoint',
+};
+
+/** `/orgs/{orgId}/webhooks/{webhookId}` of the endpoint named in the item's Webhook ID parameter. */
+export async function webhookPath(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	context: ExecutionContext,
+	suffix = '',
+): Promise<string> {
+	const webhookId = this.getNodeParameter('webhookId', itemIndex) as string;
+	return `/orgs/${await context.orgId(itemIndex)}/webhooks/${encodeURIComponent(webhookId)}${suffix}`;
+}
