@@ -6,13 +6,14 @@ import type {
 	IHttpRequestMethods,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	IPollFunctions,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 export const CREDENTIAL_TYPE = 'trainingLabApi';
 
-type Context = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions;
+type Context = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IPollFunctions;
 
 export interface RequestOptions {
 	body?: IDataObject;

@@ -414,7 +414,7 @@ describe("the credential test through n8n's own endpoint", () => {
 });
 
 describe('the node types n8n loaded from the package', () => {
-	it('offers the action node, the trigger, and the action node as an AI tool (usableAsTool)', async () => {
+	it('offers the action node, both triggers, and the action node as an AI tool (usableAsTool)', async () => {
 		const types =
 			await client.editorJson<
 				Array<{ name: string; displayName: string; properties: Array<{ name: string }> }>
@@ -423,6 +423,7 @@ describe('the node types n8n loaded from the package', () => {
 		expect(ours.map((type) => type.name).sort()).toEqual(
 			[
 				'n8n-nodes-traininglab.trainingLab',
+				'n8n-nodes-traininglab.trainingLabActivityTrigger',
 				'n8n-nodes-traininglab.trainingLabTool',
 				'n8n-nodes-traininglab.trainingLabTrigger',
 			].sort(),

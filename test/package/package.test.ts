@@ -50,6 +50,8 @@ describe('the published package', () => {
 				'dist/credentials/TrainingLabApi.credentials.js',
 				'dist/nodes/TrainingLab/TrainingLab.node.js',
 				'dist/nodes/TrainingLab/TrainingLab.node.json',
+				'dist/nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node.js',
+				'dist/nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node.json',
 				'dist/icons/trainingLab.svg',
 				'dist/icons/trainingLab.dark.svg',
 			]),
@@ -89,6 +91,16 @@ describe('the published package', () => {
 			credentials: [{ name: 'trainingLabApi', required: true }],
 		});
 		expect(loader.getCredential('trainingLabApi').type.displayName).toBe('Training Lab API');
+		expect(Object.keys(loader.nodeTypes).sort()).toEqual([
+			'trainingLab',
+			'trainingLabActivityTrigger',
+			'trainingLabTrigger',
+		]);
+		expect(loader.getNode('trainingLabActivityTrigger').type.description).toMatchObject({
+			displayName: 'Training Lab Activity Trigger',
+			polling: true,
+			credentials: [{ name: 'trainingLabApi', required: true }],
+		});
 		const icons = [node.iconUrl, loader.getCredential('trainingLabApi').type.iconUrl].flatMap(
 			(icon) => (typeof icon === 'object' ? [icon.light, icon.dark] : [icon]),
 		);

@@ -1,0 +1,200 @@
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { EVENT_TYPE_OPTIONS } from '../shared/events';
+import { apiRequestAs, nextCursor } from '../shared/transport';
+
+interface ActivityEvent extends IDataObject {
+	id: string;
+	type: string;
+	occurred_at: string;
+	actor: string;
+	data: IDataObject;
+}
+
+interface Principal {
+	org: { id: string };
+	role: string;
+}
+
+/** What the node remembers between polls (workflow static data). */
+interface PollState extends IDataObject {
+	/** Id of the newest event seen; every event after it is new. */
+	lastEventId?: string;
+	lastOccurredAt?: string;
+}
+
+const ALL_EVENTS = '*';
+const PAGE_SIZE = 200;
+const requestPrincipal = apiRequestAs<Principal>;
+const requestEvents = apiRequestAs<ActivityEvent[]>;
+
+export class TrainingLabActivityTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Training Lab Activity Trigger',
+		name: 'trainingLabActivityTrigger',
+		icon: {
+			light: 'file:../../icons/trainingLab.svg',
+			dark: 'file:../../icons/trainingLab.dark.svg',
+		},
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description:
+			'Starts the workflow on new activity-log events by polling; needs no public URL (unlike the Training Lab Trigger)',
+		defaults: { name: 'Training Lab Activity Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'trainingLabApi', required: true }],
+		properties: [
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				options: [{ name: 'All Events', value: ALL_EVENTS }, ...EVENT_TYPE_OPTIONS],
+				default: [ALL_EVENTS],
+				required: true,
+				description: 'The event types that start the workflow',
+			},
+			{
+				displayName: 'Output',
+				name: 'output',
+				type: 'options',
+				options: [
+					{
+						name: 'One Item per Event',
+						value: 'eachEvent',
+						description: 'Each new event is its own item, oldest first',
+					},
+					{
+						name: 'One Item with All New Events',
+						value: 'allEvents',
+						description: 'A single item whose "events" field lists the new events, oldest first',
+					},
+				],
+				default: 'eachEvent',
+			},
+		],
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const me = (await requestPrincipal.call(this, 'GET', '/me')).body;
+		if (me.role !== 'admin') {
+			throw new NodeOperationError(
+				this.getNode(),
+				`The activity log needs an admin API key; this credential's key acts as ${me.role}`,
+				{
+					description:
+						'Create an admin key (API Keys → Create, role admin) and use it in the credential.',
+				},
+			);
+		}
+		const orgId = me.org.id;
+		const wanted = this.getNodeParameter('events', []) as string[];
+		const matches = (event: ActivityEvent) =>
+			wanted.includes(ALL_EVENTS) || wanted.includes(event.type);
+		const state = this.getWorkflowStaticData('node') as PollState;
+
+		if (this.getMode() === 'manual') {
+			const newest = await newestMatching.call(this, orgId, matches);
+			if (!newest) {
+				throw new NodeOperationError(this.getNode(), 'No matching event in the activity log yet', {
+					description:
+						'Cause one of the selected events (or choose more events), then fetch again.',
+				});
+			}
+			return [this.helpers.returnJsonArray([asItem(newest, orgId)])];
+		}
+
+		if (state.lastEventId === undefined) {
+			// First poll after activation: remember where the log stands; history is not replayed.
+			const [newest] = (
+				await requestEvents.call(this, 'GET', `/orgs/${orgId}/events`, { qs: { limit: 1 } })
+			).body;
+			if (newest) remember(state, newest);
+			else state.lastEventId = '';
+			return null;
+		}
+
+		const fresh = await eventsAfter.call(this, orgId, state);
+		if (fresh.length === 0) return null;
+		// Only now, with every page read, does the position move: a failed poll skips nothing.
+		remember(state, fresh[0]);
+		const emitted = fresh
+			.filter(matches)
+			.reverse()
+			.map((event) => asItem(event, orgId));
+		if (emitted.length === 0) return null;
+		if (this.getNodeParameter('output', 'eachEvent') === 'allEvents') {
+			return [this.helpers.returnJsonArray([{ events: emitted }])];
+		}
+		return [this.helpers.returnJsonArray(emitted)];
+	}
+}
+
+function remember(state: PollState, newest: ActivityEvent): void {
+	state.lastEventId = newest.id;
+	state.lastOccurredAt = newest.occurred_at;
+}
+
+/** The output item: the event as the webhook trigger delivers it (with `org_id`). */
+function asItem(event: ActivityEvent, orgId: string): IDataObject {
+	return {
+		id: event.id,
+		type: event.type,
+		occurred_at: event.occurred_at,
+		org_id: orgId,
+		actor: event.actor,
+		data: event.data,
+	};
+}
+
+/**
+ * Every event newer than the remembered one, newest first: the log is read newest first, page by
+ * page, until the remembered event (or, should it be gone, anything older than it) is reached.
+ */
+async function eventsAfter(
+	this: IPollFunctions,
+	orgId: string,
+	state: PollState,
+): Promise<ActivityEvent[]> {
+	const fresh: ActivityEvent[] = [];
+	let cursor: string | undefined;
+	for (;;) {
+		const { body, headers } = await requestEvents.call(this, 'GET', `/orgs/${orgId}/events`, {
+			qs: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) },
+		});
+		for (const event of body) {
+			if (event.id === state.lastEventId) return fresh;
+			if (state.lastOccurredAt !== undefined && event.occurred_at < state.lastOccurredAt)
+				return fresh;
+			fresh.push(event);
+		}
+		cursor = nextCursor(headers.link);
+		if (!cursor) return fresh;
+	}
+}
+
+async function newestMatching(
+	this: IPollFunctions,
+	orgId: string,
+	matches: (event: ActivityEvent) => boolean,
+): Promise<ActivityEvent | undefined> {
+	let cursor: string | undefined;
+	for (let page = 0; page < 5; page++) {
+		const { body, headers } = await requestEvents.call(this, 'GET', `/orgs/${orgId}/events`, {
+			qs: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) },
+		});
+		const found = body.find(matches);
+		if (found) return found;
+		cursor = nextCursor(headers.link);
+		if (!cursor) return undefined;
+	}
+	return undefined;
+}
