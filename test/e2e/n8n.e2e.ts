@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,6 +38,7 @@ beforeAll(async () => {
 		['bulk', 'bulk@e2e.test'],
 		['people', 'people@e2e.test'],
 		['closing', 'closing@e2e.test'],
+		['polling', 'polling@e2e.test'],
 	]) {
 		orgs[name] = {
 			...bootstrapOrg(databasePath, `E2E ${name}`, email),
@@ -411,6 +412,113 @@ describe("the credential test through n8n's own endpoint", () => {
 			message: expect.stringMatching(/Unauthorized|401/),
 		});
 	});
+});
+
+describe('the Activity Trigger (polling) in an active workflow', () => {
+	it(
+		'starts executions whose items are every member.removed event of the test, exactly once',
+		async () => {
+			const { client: api, org } = orgs.polling;
+			const credentialId = await credential(
+				'Training Lab polling',
+				api.baseUrl,
+				orgs.polling.api_key,
+			);
+			const workflow = await client.api<{ id: string }>('POST', '/workflows', {
+				name: 'Poll the activity log',
+				nodes: [
+					{
+						id: 'a3f1c2d4-5b6e-4f70-8a9b-0c1d2e3f4a5b',
+						name: 'Activity',
+						type: 'n8n-nodes-traininglab.trainingLabActivityTrigger',
+						typeVersion: 1,
+						position: [0, 0],
+						// n8n polls at most once a minute.
+						parameters: {
+							pollTimes: { item: [{ mode: 'everyMinute' }] },
+							events: ['member.removed'],
+						},
+						credentials: { trainingLabApi: { id: credentialId, name: 'Training Lab polling' } },
+					},
+				],
+				connections: {},
+				settings: { executionOrder: 'v1' },
+			});
+			await client.api('POST', `/workflows/${workflow.id}/activate`);
+			// The first poll records where the log stands; n8n keeps that in the workflow's static data.
+			await waitFor(
+				'the first poll to record its position',
+				async () => {
+					const stored = await client.api<{
+						staticData?: Record<string, { lastEventId?: string }>;
+					}>('GET', `/workflows/${workflow.id}`);
+					return stored.staticData?.['node:Activity']?.lastEventId !== undefined;
+				},
+				150_000,
+				n8n.log,
+			);
+
+			const removeMembers = async (count: number) => {
+				const ids: string[] = [];
+				for (let i = 0; i < count; i++) {
+					const member = (
+						await api.post(`/orgs/${org.id}/members`, {
+							email: `leaver-${randomUUID()}@e2e.test`,
+							name: 'Leaver',
+							role: 'trainer',
+						})
+					).body;
+					expect((await api.delete(`/orgs/${org.id}/members/${member.user_id}`)).status).toBe(204);
+					ids.push(member.user_id);
+				}
+				await api.post('/labs', { name: `Not watched ${randomUUID()}`, tier: 'vm' });
+				return ids;
+			};
+			const removedEvents = async () =>
+				(
+					(await api.get(`/orgs/${org.id}/events?limit=200`)).body as Array<{
+						id: string;
+						type: string;
+					}>
+				)
+					.filter((event) => event.type === 'member.removed')
+					.reverse();
+			/** Every item the workflow's executions emitted, oldest execution first (a poll may split a batch). */
+			const emitted = async () =>
+				(await client.executions(workflow.id))
+					.filter((execution) => execution.status === 'success')
+					.reverse()
+					.flatMap((execution) => nodeOutput(execution, 'Activity'));
+			const allEmitted = (userIds: string[]) =>
+				waitFor(
+					'executions carrying every removal',
+					async () => {
+						const items = await emitted();
+						const seen = new Set(items.map((item) => item.data.user_id));
+						return userIds.every((id) => seen.has(id)) && items;
+					},
+					150_000,
+					n8n.log,
+				);
+
+			const first = await removeMembers(3);
+			const afterFirst = await allEmitted(first);
+			expect(afterFirst.map((item) => item.data.user_id)).toEqual(first);
+			expect(afterFirst.map((item) => item.id)).toEqual(
+				(await removedEvents()).map((event) => event.id),
+			);
+
+			// One more removal, a poll later: it arrives, and nothing before it is emitted again.
+			const sentinel = await removeMembers(1);
+			const afterSentinel = await allEmitted(sentinel);
+			expect(afterSentinel.map((item) => item.data.user_id)).toEqual([...first, ...sentinel]);
+			expect(afterSentinel.map((item) => item.id)).toEqual(
+				(await removedEvents()).map((event) => event.id),
+			);
+			await client.api('POST', `/workflows/${workflow.id}/deactivate`);
+		},
+		8 * 60_000,
+	);
 });
 
 describe('the node types n8n loaded from the package', () => {
