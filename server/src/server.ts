@@ -24,7 +24,10 @@ export interface RunningServer {
 	services: Services;
 	/** Resolves once every webhook delivery queued so far has had its attempt (retries still scheduled aside). */
 	webhooksIdle(): Promise<void>;
-	/** Stops accepting connections, lets in-flight requests and webhook sends finish, closes the database. */
+	/**
+	 * Stops accepting connections, lets in-flight requests finish (with `Connection: close`), aborts
+	 * webhook sends in flight (they are sent again at the next start), closes the database.
+	 */
 	close(): Promise<void>;
 }
 

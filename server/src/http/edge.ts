@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
 import type { HttpLimits } from '../config.ts';
 import { ApiError } from '../core/errors.ts';
-import { MAX_BODY_BYTES } from './json-body.ts';
+import { bodyTooLarge, MAX_BODY_BYTES } from './json-body.ts';
 
 /** Node's default maximum size of all request headers together (`--max-http-header-size`). */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -92,18 +92,29 @@ export function createHttpServer(app: Handler, limits: HttpLimits): HttpServer {
 	return { server, shutdown };
 }
 
-/** The envelope as a complete HTTP/1.1 response for a socket that has no response object. */
-function rawEnvelopeResponse(status: number, error: ApiError): string {
+/** An error answered outside Express: the envelope, and the connection closed after it. */
+function envelopeResponse(error: ApiError): {
+	headers: Record<string, string | number>;
+	body: string;
+} {
 	const body = JSON.stringify(error.toEnvelope());
-	return (
-		`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-		'Content-Type: application/json; charset=utf-8\r\n' +
-		'X-Content-Type-Options: nosniff\r\n' +
-		'Cache-Control: no-store\r\n' +
-		`Content-Length: ${Buffer.byteLength(body)}\r\n` +
-		'Connection: close\r\n\r\n' +
-		body
-	);
+	return {
+		headers: {
+			'Content-Type': 'application/json; charset=utf-8',
+			'X-Content-Type-Options': 'nosniff',
+			'Cache-Control': 'no-store',
+			'Content-Length': Buffer.byteLength(body),
+			Connection: 'close',
+		},
+		body,
+	};
+}
+
+/** The same as a complete HTTP/1.1 response, for a socket that has no response object. */
+function rawEnvelopeResponse(error: ApiError): string {
+	const { headers, body } = envelopeResponse(error);
+	const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+	return `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${lines.join('')}\r\n${body}`;
 }
 
 function clientErrorOf(code: string | undefined): ApiError {
@@ -130,20 +141,12 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
 		socket.destroy();
 		return;
 	}
-	const apiError = clientErrorOf(error.code);
-	socket.end(rawEnvelopeResponse(apiError.status, apiError));
+	socket.end(rawEnvelopeResponse(clientErrorOf(error.code)));
 }
 
 function sendEnvelope(res: ServerResponse, error: ApiError): void {
-	const body = JSON.stringify(error.toEnvelope());
-	res.writeHead(error.status, {
-		'Content-Type': 'application/json; charset=utf-8',
-		'X-Content-Type-Options': 'nosniff',
-		'Cache-Control': 'no-store',
-		'Content-Length': Buffer.byteLength(body),
-		Connection: 'close',
-	});
-	res.end(body);
+	const { headers, body } = envelopeResponse(error);
+	res.writeHead(error.status, headers).end(body);
 }
 
 function declaresTooLargeBody(req: IncomingMessage): boolean {
@@ -155,7 +158,7 @@ function declaresTooLargeBody(req: IncomingMessage): boolean {
 const HOST_PATTERN = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9\-._~]+))(?::([0-9]{1,5}))?$/;
 
 /** Why a Host header (or the authority of an absolute request target) is unusable, or null. */
-export function hostProblem(host: string): string | null {
+function hostProblem(host: string): string | null {
 	const match = HOST_PATTERN.exec(host);
 	if (!match) return 'The Host header is not a valid host[:port].';
 	if (match[1] !== undefined && !isIPv6(match[1]))
@@ -186,9 +189,7 @@ export function guardRequest(req: Request, res: Response, next: NextFunction): v
 		return next(new ApiError('validation_failed', 'The request target is not a valid URL.'));
 	}
 	if (declaresTooLargeBody(req)) {
-		return next(
-			new ApiError('payload_too_large', `The request body exceeds ${MAX_BODY_BYTES / 1024} KB.`),
-		);
+		return next(bodyTooLarge());
 	}
 	next();
 }

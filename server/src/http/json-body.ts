@@ -43,6 +43,10 @@ export async function readJsonBody(req: Request, res: Response): Promise<unknown
 	return req.body;
 }
 
+export function bodyTooLarge(): ApiError {
+	return new ApiError('payload_too_large', `The request body exceeds ${MAX_BODY_BYTES / 1024} KB.`);
+}
+
 /** For endpoints that take no body: a body is refused before any of it is read. */
 export function refuseBody(req: Request): undefined {
 	if (declaresBody(req))
@@ -54,10 +58,7 @@ function toApiError(error: unknown): ApiError {
 	const type = (error as { type?: string }).type;
 	switch (type) {
 		case 'entity.too.large':
-			return new ApiError(
-				'payload_too_large',
-				`The request body exceeds ${MAX_BODY_BYTES / 1024} KB.`,
-			);
+			return bodyTooLarge();
 		case 'entity.parse.failed':
 			return new ApiError('malformed_json', 'The request body is not valid JSON.');
 		case 'encoding.unsupported':

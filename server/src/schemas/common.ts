@@ -66,4 +66,3 @@ export function listQuery(defaultLimit: number) {
 		cursor: Cursor.optional(),
 	});
 }
-export type ListQuery = z.infer<ReturnType<typeof listQuery>>;

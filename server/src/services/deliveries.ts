@@ -17,7 +17,7 @@ export interface AttemptResult {
 }
 
 /** The server itself, as the actor of what it does on its own (disabling an endpoint that answered 410). */
-export const SYSTEM_ACTOR_EMAIL = 'system';
+const SYSTEM_ACTOR_EMAIL = 'system';
 const systemActor = (orgId: string): Actor => ({
 	orgId,
 	userId: '',
