@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { EVENT_TYPE_OPTIONS } from '../shared/events';
-import { apiRequestAs, nextCursor } from '../shared/transport';
+import { apiRequestAs, apiRequestPages } from '../shared/transport';
 
 interface ActivityEvent extends IDataObject {
 	id: string;
@@ -31,8 +31,9 @@ interface PollState extends IDataObject {
 
 const ALL_EVENTS = '*';
 const PAGE_SIZE = 200;
+const MANUAL_LOOKBACK = 1000;
 const requestPrincipal = apiRequestAs<Principal>;
-const requestEvents = apiRequestAs<ActivityEvent[]>;
+const eventPages = apiRequestPages<ActivityEvent>;
 
 export class TrainingLabActivityTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -114,9 +115,7 @@ export class TrainingLabActivityTrigger implements INodeType {
 
 		if (state.lastEventId === undefined) {
 			// First poll after activation: remember where the log stands; history is not replayed.
-			const [newest] = (
-				await requestEvents.call(this, 'GET', `/orgs/${orgId}/events`, { qs: { limit: 1 } })
-			).body;
+			const { value: newest } = await newestFirst.call(this, orgId, 1).next();
 			if (newest) remember(state, newest);
 			else state.lastEventId = '';
 			return null;
@@ -155,9 +154,18 @@ function asItem(event: ActivityEvent, orgId: string): IDataObject {
 	};
 }
 
+/** The organisation's activity log, newest event first, read a page at a time as the caller goes on. */
+async function* newestFirst(
+	this: IPollFunctions,
+	orgId: string,
+	pageSize = PAGE_SIZE,
+): AsyncGenerator<ActivityEvent> {
+	for await (const page of eventPages.call(this, `/orgs/${orgId}/events`, pageSize)) yield* page;
+}
+
 /**
- * Every event newer than the remembered one, newest first: the log is read newest first, page by
- * page, until the remembered event (or, should it be gone, anything older than it) is reached.
+ * Every event newer than the remembered one, newest first: the log is read back until the
+ * remembered event (or, should it be gone, anything older than it) is reached.
  */
 async function eventsAfter(
 	this: IPollFunctions,
@@ -165,36 +173,24 @@ async function eventsAfter(
 	state: PollState,
 ): Promise<ActivityEvent[]> {
 	const fresh: ActivityEvent[] = [];
-	let cursor: string | undefined;
-	for (;;) {
-		const { body, headers } = await requestEvents.call(this, 'GET', `/orgs/${orgId}/events`, {
-			qs: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) },
-		});
-		for (const event of body) {
-			if (event.id === state.lastEventId) return fresh;
-			if (state.lastOccurredAt !== undefined && event.occurred_at < state.lastOccurredAt)
-				return fresh;
-			fresh.push(event);
-		}
-		cursor = nextCursor(headers.link);
-		if (!cursor) return fresh;
+	for await (const event of newestFirst.call(this, orgId)) {
+		if (event.id === state.lastEventId) break;
+		if (state.lastOccurredAt !== undefined && event.occurred_at < state.lastOccurredAt) break;
+		fresh.push(event);
 	}
+	return fresh;
 }
 
+/** The newest event that matches, looking back over the last 1,000 events at most. */
 async function newestMatching(
 	this: IPollFunctions,
 	orgId: string,
 	matches: (event: ActivityEvent) => boolean,
 ): Promise<ActivityEvent | undefined> {
-	let cursor: string | undefined;
-	for (let page = 0; page < 5; page++) {
-		const { body, headers } = await requestEvents.call(this, 'GET', `/orgs/${orgId}/events`, {
-			qs: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) },
-		});
-		const found = body.find(matches);
-		if (found) return found;
-		cursor = nextCursor(headers.link);
-		if (!cursor) return undefined;
+	let looked = 0;
+	for await (const event of newestFirst.call(this, orgId)) {
+		if (matches(event)) return event;
+		if (++looked >= MANUAL_LOOKBACK) return undefined;
 	}
 	return undefined;
 }

@@ -101,17 +101,36 @@ export async function apiRequestAllItems(
 	options: RequestOptions & { limit?: number } = {},
 ): Promise<IDataObject[]> {
 	const items: IDataObject[] = [];
-	const pageSize = Math.min(options.limit ?? 200, 200);
+	const pageSize = Math.min(options.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
+	for await (const page of apiRequestPages.call(this, path, pageSize, options)) {
+		items.push(...page);
+		if (options.limit !== undefined && items.length >= options.limit) break;
+	}
+	return options.limit === undefined ? items : items.slice(0, options.limit);
+}
+
+const MAX_PAGE_SIZE = 200;
+
+/**
+ * The pages of a list, one request each, following `Link: rel="next"`; the caller stops early by
+ * leaving the loop, and no further page is asked for.
+ */
+export async function* apiRequestPages<T extends IDataObject = IDataObject>(
+	this: Context,
+	path: string,
+	pageSize: number = MAX_PAGE_SIZE,
+	options: RequestOptions = {},
+): AsyncGenerator<T[]> {
+	const requestPage = apiRequestAs<T[]>;
 	let cursor: string | undefined;
 	do {
-		const { body, headers } = await requestList.call(this, 'GET', path, {
+		const { body, headers } = await requestPage.call(this, 'GET', path, {
 			...options,
 			qs: { ...options.qs, limit: pageSize, ...(cursor ? { cursor } : {}) },
 		});
-		items.push(...body);
+		yield body;
 		cursor = nextCursor(headers.link);
-	} while (cursor && (options.limit === undefined || items.length < options.limit));
-	return options.limit === undefined ? items : items.slice(0, options.limit);
+	} while (cursor);
 }
 
 /**
@@ -133,7 +152,6 @@ export function nodeErrorOf(
 
 /** A request whose answer is a JSON object, the usual case; `apiRequestAs<T>` for any other shape. */
 export const apiRequest = apiRequestAs<IDataObject>;
-const requestList = apiRequestAs<IDataObject[]>;
 const requestPrincipal = apiRequestAs<{ org: { id: string } }>;
 
 /** The organisation of the credential's key (`GET /me`); `itemIndex` names the item in its errors. */
