@@ -69,12 +69,12 @@ export class WebhookDispatcher {
 	 * its attempt. Deliveries waiting for a retry later do not count.
 	 */
 	async whenIdle(): Promise<void> {
-		while (
-			this.#inFlight.size > 0 ||
-			this.#wakeScheduled ||
-			this.#deliveries.msUntilNextDue() === 0
-		) {
-			await Promise.race([...this.#inFlight, new Promise((resolve) => setImmediate(resolve))]);
+		for (;;) {
+			// While sends are in flight, wait for one to finish rather than asking the database each tick.
+			if (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
+			else if (this.#wakeScheduled || this.#deliveries.msUntilNextDue() === 0)
+				await new Promise((resolve) => setImmediate(resolve));
+			else return;
 		}
 	}
 
