@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { EVENT_TYPE_OPTIONS } from '../shared/events';
-import { apiRequestAs, apiRequestPages } from '../shared/transport';
+import { apiRequestPages, fetchAdminOrgId } from '../shared/transport';
 
 interface ActivityEvent extends IDataObject {
 	id: string;
@@ -15,11 +15,6 @@ interface ActivityEvent extends IDataObject {
 	occurred_at: string;
 	actor: string;
 	data: IDataObject;
-}
-
-interface Principal {
-	org: { id: string };
-	role: string;
 }
 
 /** What the node remembers between polls (workflow static data). */
@@ -32,7 +27,6 @@ interface PollState extends IDataObject {
 const ALL_EVENTS = '*';
 const PAGE_SIZE = 200;
 const MANUAL_LOOKBACK = 1000;
-const requestPrincipal = apiRequestAs<Principal>;
 const eventPages = apiRequestPages<ActivityEvent>;
 
 export class TrainingLabActivityTrigger implements INodeType {
@@ -85,18 +79,7 @@ export class TrainingLabActivityTrigger implements INodeType {
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const me = (await requestPrincipal.call(this, 'GET', '/me')).body;
-		if (me.role !== 'admin') {
-			throw new NodeOperationError(
-				this.getNode(),
-				`The activity log needs an admin API key; this credential's key acts as ${me.role}`,
-				{
-					description:
-						'Create an admin key (API Keys → Create, role admin) and use it in the credential.',
-				},
-			);
-		}
-		const orgId = me.org.id;
+		const orgId = await fetchAdminOrgId.call(this, 'The activity log');
 		const wanted = this.getNodeParameter('events', []) as string[];
 		const matches = (event: ActivityEvent) =>
 			wanted.includes(ALL_EVENTS) || wanted.includes(event.type);

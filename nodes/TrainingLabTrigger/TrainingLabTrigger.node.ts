@@ -12,6 +12,7 @@ import {
 	apiRequest,
 	apiRequestAllItems,
 	apiRequestAs,
+	fetchAdminOrgId,
 	fetchOrgId,
 	nodeErrorOf,
 } from '../shared/transport';
@@ -26,6 +27,7 @@ interface Endpoint {
 }
 
 const requestEndpoint = apiRequestAs<Endpoint>;
+const ENDPOINT_NEEDS = "Registering this trigger's webhook endpoint";
 
 const EVENT_FIELDS = ['id', 'type', 'occurred_at', 'org_id', 'actor', 'data'] as const;
 
@@ -76,9 +78,10 @@ export class TrainingLabTrigger implements INodeType {
 				const stored = this.getWorkflowStaticData('node');
 				if (typeof stored.webhookId !== 'string' || typeof stored.webhookSecret !== 'string')
 					return false;
+				const org = await fetchAdminOrgId.call(this, ENDPOINT_NEEDS);
 				let endpoint: Endpoint;
 				try {
-					const path = `/orgs/${await fetchOrgId.call(this)}/webhooks/${stored.webhookId}`;
+					const path = `/orgs/${org}/webhooks/${stored.webhookId}`;
 					endpoint = (await requestEndpoint.call(this, 'GET', path)).body;
 				} catch (error) {
 					if ((error as NodeApiError).httpCode === '404') return false;
@@ -91,14 +94,17 @@ export class TrainingLabTrigger implements INodeType {
 				);
 			},
 
-			/** Registers the endpoint; one left over for this URL (409 url_taken) is replaced, never doubled. */
+			/**
+			 * Registers the endpoint; one left over for this URL (409 url_taken) is replaced, never
+			 * doubled. A trainer key fails here, so activation fails with a message naming the admin key.
+			 */
 			async create(this: IHookFunctions): Promise<boolean> {
+				const org = await fetchAdminOrgId.call(this, ENDPOINT_NEEDS);
 				const body = {
 					url: ownUrl.call(this),
 					event_types: selectedEvents.call(this),
 					description: `n8n workflow "${this.getWorkflow().name ?? this.getWorkflow().id}"`,
 				};
-				const org = await fetchOrgId.call(this);
 				const path = `/orgs/${org}/webhooks`;
 				let created: Endpoint;
 				try {

@@ -152,11 +152,33 @@ export function nodeErrorOf(
 
 /** A request whose answer is a JSON object, the usual case; `apiRequestAs<T>` for any other shape. */
 export const apiRequest = apiRequestAs<IDataObject>;
-const requestPrincipal = apiRequestAs<{ org: { id: string } }>;
+const requestPrincipal = apiRequestAs<{ org: { id: string }; role: string }>;
 
 /** The organisation of the credential's key (`GET /me`); `itemIndex` names the item in its errors. */
 export async function fetchOrgId(this: Context, itemIndex?: number): Promise<string> {
 	return (await requestPrincipal.call(this, 'GET', '/me', { itemIndex })).body.org.id;
+}
+
+/**
+ * The organisation of the credential's key, which must act as admin: `needs` names what the
+ * trigger does with it ("The activity log"), so the error says why a trainer key is refused.
+ */
+export async function fetchAdminOrgId(
+	this: IHookFunctions | IPollFunctions,
+	needs: string,
+): Promise<string> {
+	const me = (await requestPrincipal.call(this, 'GET', '/me')).body;
+	if (me.role !== 'admin') {
+		throw new NodeOperationError(
+			this.getNode(),
+			`${needs} needs an admin API key; this credential's key acts as ${me.role}`,
+			{
+				description:
+					'Create an admin key (Training Lab → API Key → Create, role admin) and use it in the credential.',
+			},
+		);
+	}
+	return me.org.id;
 }
 
 /**

@@ -380,6 +380,26 @@ export class N8nClient {
 		return (text ? JSON.parse(text) : undefined) as T;
 	}
 
+	/**
+	 * How n8n's publication of the workflow ended, once it has: n8n 2.x activates in the background,
+	 * so a trigger that fails to start shows here (and in the editor), not in the activate answer.
+	 */
+	async publicationOutcome(
+		workflowId: string,
+	): Promise<{ status: string; triggers: Array<{ status: string; errorMessage: string | null }> }> {
+		return waitFor(
+			'n8n to finish publishing the workflow',
+			async () => {
+				const outcome = (await this.rest(
+					'GET',
+					`/rest/workflows/${workflowId}/publication-status`,
+				)) as { status: string; triggers: Array<{ status: string; errorMessage: string | null }> };
+				return !['in_progress', 'not_published'].includes(outcome.status) && outcome;
+			},
+			120_000,
+		);
+	}
+
 	/** Executions of a workflow with their data, newest first. */
 	async executions(workflowId: string): Promise<Array<{ id: string; status: string; data: any }>> {
 		const page = await this.api<{ data: Array<{ id: string; status: string; data: any }> }>(

@@ -90,6 +90,26 @@ function nodeOutput(execution: { data: any }, node: string): any[] {
 	);
 }
 
+/** A workflow of one Activity Trigger polling every minute (n8n polls at most once a minute). */
+function activityWorkflow(name: string, credentialId: string, events: string[]) {
+	return {
+		name,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'Activity',
+				type: 'n8n-nodes-traininglab.trainingLabActivityTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events },
+				credentials: { trainingLabApi: { id: credentialId, name } },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
 /**
  * Runs a schedule-triggered workflow for real, once: its Monday schedule is replaced by a one-off
  * time 15 seconds ahead (cron with seconds, in UTC), the workflow is activated, the execution
@@ -130,7 +150,6 @@ async function endpointsOf(
 	return (await orgs[org].client.get(`/orgs/${orgs[org].org.id}/webhooks`)).body;
 }
 
-/** Activates a trigger workflow and waits until its endpoint is registered in the API (n8n activates asynchronously). */
 /**
  * Waits until every delivery to the organisation's endpoints is final and succeeded: with nothing
  * pending or to be retried, no further execution can be started by them. Read from the API
@@ -162,6 +181,7 @@ async function deliveriesSettled(
 	);
 }
 
+/** Activates a trigger workflow and waits until its endpoint is registered in the API (n8n activates asynchronously). */
 async function activate(workflowId: string, org: string, webhookUrl: string): Promise<void> {
 	await client.api('POST', `/workflows/${workflowId}/activate`);
 	await waitFor(
@@ -424,26 +444,11 @@ describe('the Activity Trigger (polling) in an active workflow', () => {
 				api.baseUrl,
 				orgs.polling.api_key,
 			);
-			const workflow = await client.api<{ id: string }>('POST', '/workflows', {
-				name: 'Poll the activity log',
-				nodes: [
-					{
-						id: 'a3f1c2d4-5b6e-4f70-8a9b-0c1d2e3f4a5b',
-						name: 'Activity',
-						type: 'n8n-nodes-traininglab.trainingLabActivityTrigger',
-						typeVersion: 1,
-						position: [0, 0],
-						// n8n polls at most once a minute.
-						parameters: {
-							pollTimes: { item: [{ mode: 'everyMinute' }] },
-							events: ['member.removed'],
-						},
-						credentials: { trainingLabApi: { id: credentialId, name: 'Training Lab polling' } },
-					},
-				],
-				connections: {},
-				settings: { executionOrder: 'v1' },
-			});
+			const workflow = await client.api<{ id: string }>(
+				'POST',
+				'/workflows',
+				activityWorkflow('Poll the activity log', credentialId, ['member.removed']),
+			);
 			await client.api('POST', `/workflows/${workflow.id}/activate`);
 			// The first poll records where the log stands; n8n keeps that in the workflow's static data.
 			await waitFor(
@@ -519,6 +524,60 @@ describe('the Activity Trigger (polling) in an active workflow', () => {
 		},
 		8 * 60_000,
 	);
+});
+
+describe('a trainer key at activation', () => {
+	let trainerCredential: string;
+	beforeAll(async () => {
+		const { client: api, org } = orgs.polling;
+		const trainerKey = (
+			await api.post(`/orgs/${org.id}/api-keys`, { name: 'trainer at activation', role: 'trainer' })
+		).body.key;
+		trainerCredential = await credential('Training Lab trainer key', api.baseUrl, trainerKey);
+	});
+
+	it('fails the Activity Trigger with the message naming the admin key it needs', async () => {
+		const workflow = await client.api<{ id: string }>(
+			'POST',
+			'/workflows',
+			activityWorkflow('Poll with a trainer key', trainerCredential, ['member.removed']),
+		);
+		await client.api('POST', `/workflows/${workflow.id}/activate`);
+		const outcome = await client.publicationOutcome(workflow.id);
+		expect(outcome.status).toBe('failed');
+		expect(outcome.triggers).toEqual([
+			expect.objectContaining({
+				status: 'failed',
+				errorMessage: expect.stringContaining(
+					"The activity log needs an admin API key; this credential's key acts as trainer",
+				),
+			}),
+		]);
+		expect(await client.executions(workflow.id)).toEqual([]);
+		await client.api('POST', `/workflows/${workflow.id}/deactivate`);
+	});
+
+	it('fails the Training Lab Trigger with that message and leaves no endpoint behind', async () => {
+		const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: trainerCredential });
+		workflow.nodes[0].webhookId = randomUUID(); // its own path, next to the active example
+		const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
+		await client.api('POST', `/workflows/${id}/activate`);
+		const outcome = await client.publicationOutcome(id);
+		expect(outcome.status).toBe('failed');
+		expect(outcome.triggers).toEqual([
+			expect.objectContaining({
+				status: 'failed',
+				errorMessage: expect.stringContaining(
+					"Registering this trigger's webhook endpoint needs an admin API key; this credential's key acts as trainer",
+				),
+			}),
+		]);
+		const webhookUrl = `${n8n.url}/webhook/${workflow.nodes[0].webhookId}/webhook`;
+		expect((await endpointsOf('polling')).map((endpoint) => endpoint.url)).not.toContain(
+			webhookUrl,
+		);
+		await client.api('POST', `/workflows/${id}/deactivate`);
+	});
 });
 
 describe('the node types n8n loaded from the package', () => {

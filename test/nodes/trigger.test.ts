@@ -107,6 +107,23 @@ describe('Training Lab Trigger lifecycle', () => {
 	});
 });
 
+describe('Training Lab Trigger activated with a trainer key', () => {
+	it('fails activation with a message naming the admin key it needs, and registers nothing', async () => {
+		const trainer = await TriggerHarness.start({ baseUrl: server.url, apiKey: org.trainer.key! }, [
+			'member.removed',
+		]);
+		try {
+			await expect(trainer.activate()).rejects.toThrow(
+				"Registering this trigger's webhook endpoint needs an admin API key; this credential's key acts as trainer",
+			);
+			expect(trainer.staticData).toEqual({});
+		} finally {
+			await trainer.stop();
+		}
+		expect(await endpoints()).toEqual([]);
+	});
+});
+
 describe('Training Lab Trigger deactivation while the API is unreachable', () => {
 	it('reports the failure instead of hiding it, and forgets the endpoint so the next activation replaces it', async () => {
 		await harness.activate();
