@@ -1,4 +1,5 @@
-// `npm run test:e2e`: the package in a real n8n (see test/e2e/harness.ts). One worker: one n8n.
+// `npm run test:e2e`: the package in a real n8n, one process and queue mode (test/e2e/*.e2e.ts). One jest
+// worker: one topology at a time.
 module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test/e2e'],

@@ -116,24 +116,28 @@ export function ensureN8n(): string {
 	return dir;
 }
 
-/** Builds and packs this package, and installs the tarball into an n8n user folder as n8n's installer does. */
-export function installPackageInto(userFolder: string, work: string): void {
+/** Builds and packs this package into `work`; returns the tarball's path. */
+export function packPackage(work: string): string {
 	run('npm', ['run', 'build'], { cwd: ROOT });
 	const packed = JSON.parse(
 		run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT }),
 	);
+	return join(work, packed[0].filename);
+}
+
+/** Installs the packed package into an n8n user folder as n8n's community-package installer does. */
+export function installTarball(userFolder: string, tarball: string): void {
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	const target = join(nodesDir, 'node_modules', PACKAGE_NAME);
 	mkdirSync(target, { recursive: true });
-	run('tar', ['-xzf', join(work, packed[0].filename), '-C', target, '--strip-components=1'], {
-		cwd: work,
-	});
+	run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], { cwd: userFolder });
+	const { version } = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8'));
 	writeFileSync(
 		join(nodesDir, 'package.json'),
 		JSON.stringify({
 			name: 'installed-nodes',
 			private: true,
-			dependencies: { [PACKAGE_NAME]: packed[0].version },
+			dependencies: { [PACKAGE_NAME]: version },
 		}),
 	);
 }
@@ -155,13 +159,24 @@ export interface Process {
 	stop(): Promise<void>;
 }
 
-function spawnLogged(
+/** A process with its output in `log`, stopped by PID (`stopSignal`, SIGTERM by default). */
+export function spawnLogged(
+	command: string,
 	args: string[],
-	options: { cwd: string; env: NodeJS.ProcessEnv; log: string },
+	options: {
+		cwd: string;
+		env: NodeJS.ProcessEnv;
+		log: string;
+		uid?: number;
+		gid?: number;
+		stopSignal?: NodeJS.Signals;
+	},
 ): Process {
-	const child = spawn(node24().bin, args, {
+	const child = spawn(command, args, {
 		cwd: options.cwd,
 		env: options.env,
+		uid: options.uid,
+		gid: options.gid,
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	const log = createWriteStream(options.log);
@@ -172,7 +187,8 @@ function spawnLogged(
 		child,
 		log: options.log,
 		async stop() {
-			if (child.exitCode === null) child.kill('SIGTERM');
+			if (child.exitCode === null && child.signalCode === null)
+				child.kill(options.stopSignal ?? 'SIGTERM');
 			await exited;
 		},
 	};
@@ -207,7 +223,7 @@ export async function startApiServer(
 	env: Record<string, string>,
 ): Promise<Process & { url: string }> {
 	const log = join(work, 'api-server.log');
-	const server = spawnLogged(['server/src/main.ts'], {
+	const server = spawnLogged(node24().bin, ['server/src/main.ts'], {
 		cwd: ROOT,
 		env: { ...process.env, PORT: '0', ...env },
 		log,
@@ -246,12 +262,6 @@ export function bootstrapOrg(
 	return JSON.parse(out.trim().split('\n').at(-1)!);
 }
 
-export interface N8n extends Process {
-	url: string;
-	env: NodeJS.ProcessEnv;
-	bin: string;
-}
-
 export const OWNER = {
 	email: 'owner@e2e.test',
 	password: 'E2e-Owner-Password-1',
@@ -259,60 +269,199 @@ export const OWNER = {
 	lastName: 'Owner',
 };
 
-/** A real n8n, headless on free loopback ports, with its user folder and temp files in `userFolder`. */
-export async function startN8n(n8nDir: string, userFolder: string): Promise<N8n> {
-	const port = await freePort();
+/** A running n8n, one process or several: where to drive it, where its webhooks are, its logs. */
+export interface N8n {
+	/** The main process: editor, REST API, public API. */
+	url: string;
+	/** Where n8n serves production webhooks (the main process, or the webhook process in queue mode). */
+	webhookBase: string;
+	/** The main process's log, shown when a wait times out. */
+	log: string;
+	/** Logs of the worker processes (queue mode), by worker name. */
+	workerLogs: Record<string, string>;
+	stop(): Promise<void>;
+}
+
+type N8nCommand = 'start' | 'worker' | 'webhook';
+
+/** Starts one n8n process (`n8n start|worker|webhook`) in its own user folder and waits until it is ready. */
+async function startN8nProcess(
+	n8nDir: string,
+	command: N8nCommand,
+	userFolder: string,
+	env: NodeJS.ProcessEnv,
+	readinessUrl: string,
+): Promise<Process> {
+	mkdirSync(join(userFolder, 'tmp'), { recursive: true });
+	const log = join(userFolder, 'n8n.log');
+	const bin = join(n8nDir, 'node_modules', 'n8n', 'bin', 'n8n');
+	const n8n = spawnLogged(node24().bin, [bin, command], {
+		cwd: userFolder,
+		env: {
+			...process.env,
+			// jest sets NODE_ENV=test, with which n8n exits at once without a word.
+			NODE_ENV: 'production',
+			N8N_USER_FOLDER: userFolder,
+			TMPDIR: join(userFolder, 'tmp'),
+			N8N_ENCRYPTION_KEY: 'traininglab-e2e-encryption-key',
+			N8N_DIAGNOSTICS_ENABLED: 'false',
+			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+			N8N_TEMPLATES_ENABLED: 'false',
+			N8N_PERSONALIZATION_ENABLED: 'false',
+			N8N_DISABLED_MODULES: 'mcp-registry',
+			N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+			N8N_LOG_LEVEL: 'info',
+			...env,
+		},
+		log,
+	});
+	try {
+		await waitFor(
+			`n8n ${command} to be ready`,
+			async () => {
+				if (n8n.child.exitCode !== null)
+					throw new Error(`n8n exited with code ${n8n.child.exitCode}:\n${tail(log)}`);
+				return (await fetch(readinessUrl)).ok;
+			},
+			120_000,
+			log,
+		);
+	} catch (error) {
+		await n8n.stop();
+		throw error;
+	}
+	return n8n;
+}
+
+/** What the main process needs to serve the editor and APIs on `port`, with the owner set up. */
+function mainEnv(n8nDir: string, port: number): NodeJS.ProcessEnv {
 	const bcrypt = createRequire(join(n8nDir, 'package.json'))('bcryptjs') as {
 		hashSync(value: string, rounds: number): string;
 	};
-	mkdirSync(join(userFolder, 'tmp'), { recursive: true });
-	const env: NodeJS.ProcessEnv = {
-		...process.env,
-		// jest sets NODE_ENV=test, with which n8n exits at once without a word.
-		NODE_ENV: 'production',
-		N8N_USER_FOLDER: userFolder,
-		TMPDIR: join(userFolder, 'tmp'),
-		N8N_ENCRYPTION_KEY: 'traininglab-e2e-encryption-key',
-		N8N_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_HOST: '127.0.0.1',
-		N8N_PORT: String(port),
-		N8N_PROTOCOL: 'http',
+	return {
+		...listenEnv(port),
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
-		N8N_WEBHOOK_URL: `http://127.0.0.1:${port}/`,
 		N8N_SECURE_COOKIE: 'false',
-		DB_TYPE: 'sqlite',
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
-		N8N_DISABLED_MODULES: 'mcp-registry',
-		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
 		N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
 		N8N_INSTANCE_OWNER_FIRST_NAME: OWNER.firstName,
 		N8N_INSTANCE_OWNER_LAST_NAME: OWNER.lastName,
 		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(OWNER.password, 10),
-		N8N_LOG_LEVEL: 'info',
 		// Activation and deactivation go through an outbox polled every 15 s by default; poll faster.
 		N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '500',
 		N8N_WORKFLOW_PUBLICATION_RECONCILE_INTERVAL_SECONDS: '2',
 	};
-	const bin = join(n8nDir, 'node_modules', 'n8n', 'bin', 'n8n');
-	const log = join(userFolder, 'n8n.log');
-	const n8n = spawnLogged([bin, 'start'], { cwd: userFolder, env, log });
+}
+
+function listenEnv(port: number): NodeJS.ProcessEnv {
+	return {
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PORT: String(port),
+		N8N_PROTOCOL: 'http',
+	};
+}
+
+/** One n8n process on SQLite, serving editor, APIs and webhooks, with its files in `userFolder`. */
+export async function startN8n(n8nDir: string, userFolder: string): Promise<N8n> {
+	const port = await freePort();
 	const url = `http://127.0.0.1:${port}`;
-	await waitFor(
-		'n8n to be ready',
-		async () => {
-			if (n8n.child.exitCode !== null)
-				throw new Error(`n8n exited with code ${n8n.child.exitCode}:\n${tail(log)}`);
-			return (await fetch(`${url}/healthz/readiness`)).ok;
-		},
-		120_000,
-		log,
+	const n8n = await startN8nProcess(
+		n8nDir,
+		'start',
+		userFolder,
+		{ ...mainEnv(n8nDir, port), N8N_WEBHOOK_URL: `${url}/`, DB_TYPE: 'sqlite' },
+		`${url}/healthz/readiness`,
 	);
-	return { ...n8n, url, env, bin };
+	return { url, webhookBase: url, log: n8n.log, workerLogs: {}, stop: () => n8n.stop() };
+}
+
+/**
+ * n8n scaled out in queue mode, each process in its own user folder (`<name>` below `root`, the
+ * package installed by `install`): main (editor, APIs, triggers and pollers), `workers` workers
+ * running the executions from the Redis queue, and one webhook process receiving production
+ * webhooks; PostgreSQL as the database.
+ */
+export async function startQueueN8n(
+	n8nDir: string,
+	root: string,
+	install: (userFolder: string) => void,
+	services: { postgresPort: number; redisPort: number },
+	workers = 2,
+): Promise<N8n> {
+	const [mainPort, webhookPort] = [await freePort(), await freePort()];
+	const url = `http://127.0.0.1:${mainPort}`;
+	const webhookBase = `http://127.0.0.1:${webhookPort}`;
+	const shared: NodeJS.ProcessEnv = {
+		EXECUTIONS_MODE: 'queue',
+		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+		QUEUE_BULL_REDIS_PORT: String(services.redisPort),
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: '127.0.0.1',
+		DB_POSTGRESDB_PORT: String(services.postgresPort),
+		DB_POSTGRESDB_DATABASE: 'n8n',
+		DB_POSTGRESDB_USER: 'n8n',
+		N8N_WEBHOOK_URL: `${webhookBase}/`,
+	};
+	const folder = (name: string) => {
+		const userFolder = join(root, name);
+		install(userFolder);
+		return userFolder;
+	};
+	const started: Process[] = [];
+	const stop = async () => {
+		// Webhook process and workers first, main (which owns the schedule) last.
+		for (const process of started.reverse()) await process.stop();
+	};
+	try {
+		// Main first: it runs the database migrations the others wait for.
+		started.push(
+			await startN8nProcess(
+				n8nDir,
+				'start',
+				folder('main'),
+				{ ...shared, ...mainEnv(n8nDir, mainPort) },
+				`${url}/healthz/readiness`,
+			),
+		);
+		const workerLogs: Record<string, string> = {};
+		const starting = [
+			...Array.from({ length: workers }, async (_, index) => {
+				const name = `worker-${index + 1}`;
+				const port = await freePort();
+				const worker = await startN8nProcess(
+					n8nDir,
+					'worker',
+					folder(name),
+					{
+						...shared,
+						QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+						QUEUE_HEALTH_CHECK_PORT: String(port),
+						N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+					},
+					`http://127.0.0.1:${port}/healthz/readiness`,
+				);
+				workerLogs[name] = worker.log;
+				return worker;
+			}),
+			startN8nProcess(
+				n8nDir,
+				'webhook',
+				folder('webhook'),
+				{ ...shared, ...listenEnv(webhookPort) },
+				`${webhookBase}/healthz/readiness`,
+			),
+		];
+		const outcomes = await Promise.allSettled(starting);
+		for (const outcome of outcomes) if (outcome.status === 'fulfilled') started.push(outcome.value);
+		const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+		if (failed) throw failed.reason;
+		return { url, webhookBase, log: started[0].log, workerLogs, stop };
+	} catch (error) {
+		await stop();
+		throw error;
+	}
 }
 
 /** n8n's HTTP APIs: the internal REST API with the owner's session cookie, the public API with an API key. */

@@ -1,0 +1,695 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiClient } from '../server/support/api-client';
+import { LossyProxy } from '../nodes/support/proxy';
+import {
+	bootstrapOrg,
+	ensureN8n,
+	example,
+	N8nClient,
+	packPackage,
+	startApiServer,
+	tempRoot,
+	waitFor,
+	type N8n,
+	type Process,
+} from './harness';
+
+/** How n8n runs in a suite: one process, or scaled out in queue mode. */
+export interface Topology {
+	/** Starts n8n with the packed package (`tarball`) installed, every file below `work`. */
+	start(n8nDir: string, work: string, tarball: string): Promise<N8n>;
+	/** Which processes run executions: `['main']`, or the workers' names. */
+	executors: string[];
+}
+
+/**
+ * Every scenario, against a real n8n 2.x in `topology` with the packed package installed and one
+ * API server (rate limit 60 requests per 10 s), all on free loopback ports, driven over HTTP.
+ */
+export function endToEndSuite(topology: Topology): void {
+	let work: string;
+	let api: Process & { url: string };
+	let n8n: N8n;
+	let client: N8nClient;
+	let proxy: LossyProxy;
+	let databasePath: string;
+	const orgs: Record<string, { org: { id: string }; api_key: string; client: ApiClient }> = {};
+
+	beforeAll(async () => {
+		work = tempRoot();
+		const n8nDir = ensureN8n();
+		const tarball = packPackage(work);
+		databasePath = join(work, 'api.sqlite');
+		for (const [name, email] of [
+			['bulk', 'bulk@e2e.test'],
+			['people', 'people@e2e.test'],
+			['closing', 'closing@e2e.test'],
+			['polling', 'polling@e2e.test'],
+			['burst', 'burst@e2e.test'],
+		]) {
+			orgs[name] = {
+				...bootstrapOrg(databasePath, `E2E ${name}`, email),
+				client: undefined as never,
+			};
+		}
+		api = await startApiServer(work, {
+			DATABASE_PATH: databasePath,
+			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+			RATE_LIMIT_REQUESTS: '60',
+			RATE_LIMIT_WINDOW_S: '10',
+		});
+		for (const entry of Object.values(orgs)) entry.client = new ApiClient(api.url, entry.api_key);
+		proxy = await LossyProxy.start(api.url);
+		n8n = await topology.start(n8nDir, work, tarball);
+		client = new N8nClient(n8n.url);
+		await client.login();
+	}, 20 * 60_000);
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await api?.stop();
+		await proxy?.stop();
+		if (work && !process.env.TRAININGLAB_E2E_KEEP) rmSync(work, { recursive: true, force: true });
+		else if (work) console.log(`e2e files kept in ${work}`);
+	});
+
+	async function credential(name: string, baseUrl: string, apiKey: string): Promise<string> {
+		const created = await client.api<{ id: string }>('POST', '/credentials', {
+			name,
+			type: 'trainingLabApi',
+			data: { baseUrl, apiKey },
+		});
+		return created.id;
+	}
+
+	async function importExample(
+		name: string,
+		replacements: Record<string, string>,
+	): Promise<{ id: string; workflow: any }> {
+		const workflow = example(name, replacements);
+		const created = await client.api<{ id: string }>('POST', '/workflows', workflow);
+		return { id: created.id, workflow };
+	}
+
+	function nodeOutput(execution: { data: any }, node: string): any[] {
+		return (execution.data.resultData.runData[node]?.[0]?.data?.main?.[0] ?? []).map(
+			(item: { json: unknown }) => item.json,
+		);
+	}
+
+	/** The process that ran an execution: a worker whose log says it started it, or else main. */
+	function executedBy(executionId: string): string {
+		const worker = Object.entries(n8n.workerLogs).find(([, log]) =>
+			readFileSync(log, 'utf8').includes(`Worker started execution ${executionId} (`),
+		);
+		return worker?.[0] ?? 'main';
+	}
+
+	/** A workflow of one Activity Trigger polling every minute (n8n polls at most once a minute). */
+	function activityWorkflow(name: string, credentialId: string, events: string[]) {
+		return {
+			name,
+			nodes: [
+				{
+					id: randomUUID(),
+					name: 'Activity',
+					type: 'n8n-nodes-traininglab.trainingLabActivityTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events },
+					credentials: { trainingLabApi: { id: credentialId, name } },
+				},
+			],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+		};
+	}
+
+	/**
+	 * Runs a schedule-triggered workflow for real, once: its Monday schedule is replaced by a one-off
+	 * time 15 seconds ahead (cron with seconds, in UTC), the workflow is activated, the execution
+	 * awaited, and the workflow deactivated again.
+	 */
+	async function runOnSchedule(
+		workflow: any,
+		workflowId: string,
+	): Promise<{ id: string; status: string; data: any }> {
+		const at = new Date(Date.now() + 15_000);
+		const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} *`;
+		workflow.nodes[0].parameters.rule = {
+			interval: [{ field: 'cronExpression', expression: cron }],
+		};
+		workflow.settings = { ...workflow.settings, timezone: 'UTC' };
+		await client.api('PUT', `/workflows/${workflowId}`, {
+			name: workflow.name,
+			nodes: workflow.nodes,
+			connections: workflow.connections,
+			settings: workflow.settings,
+		});
+		const before = new Set((await client.executions(workflowId)).map((execution) => execution.id));
+		await client.api('POST', `/workflows/${workflowId}/activate`);
+		const execution = await waitFor(
+			'the scheduled execution to finish',
+			async () => {
+				const found = (await client.executions(workflowId)).find((e) => !before.has(e.id));
+				return found && !['new', 'running', 'waiting'].includes(found.status) && found;
+			},
+			8 * 60_000,
+			n8n.log,
+		);
+		await client.api('POST', `/workflows/${workflowId}/deactivate`);
+		return execution;
+	}
+
+	async function endpointsOf(
+		org: string,
+	): Promise<Array<{ id: string; url: string; event_types: string[] }>> {
+		return (await orgs[org].client.get(`/orgs/${orgs[org].org.id}/webhooks`)).body;
+	}
+
+	/**
+	 * Waits until every delivery to the organisation's endpoints is final and succeeded: with nothing
+	 * pending or to be retried, no further execution can be started by them. Read from the API
+	 * server's database, since a closed organisation's key can no longer ask.
+	 */
+	async function deliveriesSettled(
+		org: string,
+	): Promise<Array<{ attempts: number; status: string }>> {
+		return waitFor(
+			'every delivery to be final',
+			async () => {
+				const db = new Database(databasePath, { readonly: true });
+				try {
+					const deliveries = db
+						.prepare(
+							`SELECT d.status, d.attempts FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+						 WHERE w.org_id = ?`,
+						)
+						.all(orgs[org].org.id) as Array<{ attempts: number; status: string }>;
+					return (
+						deliveries.length > 0 && deliveries.every((d) => d.status === 'succeeded') && deliveries
+					);
+				} finally {
+					db.close();
+				}
+			},
+			30_000,
+			n8n.log,
+		);
+	}
+
+	/** Activates a trigger workflow and waits until its endpoint is registered in the API (n8n activates asynchronously). */
+	async function activate(workflowId: string, org: string, webhookUrl: string): Promise<void> {
+		await client.api('POST', `/workflows/${workflowId}/activate`);
+		await waitFor(
+			'the trigger to register its endpoint',
+			async () => (await endpointsOf(org)).some((endpoint) => endpoint.url === webhookUrl),
+			60_000,
+			n8n.log,
+		);
+	}
+
+	describe('bulk session creation on a schedule (examples/bulk-session-creation.json)', () => {
+		let workflowId: string;
+		let workflow: any;
+		let versionId: string;
+		const sessions = async () => (await orgs.bulk.client.getAll('/sessions?limit=200')).items;
+
+		beforeAll(async () => {
+			const labs = (await orgs.bulk.client.get('/labs')).body;
+			versionId = (await orgs.bulk.client.get(`/labs/${labs[0].id}/versions`)).body.find(
+				(v: { status: string }) => v.status === 'published',
+			).id;
+			const credentialId = await credential('Training Lab bulk', proxy.url, orgs.bulk.api_key);
+			({ id: workflowId, workflow } = await importExample('bulk-session-creation', {
+				YOUR_PUBLISHED_LAB_VERSION_ID: versionId,
+				YOUR_CREDENTIAL_ID: credentialId,
+			}));
+		});
+
+		it(
+			'creates every one of the 150 sessions exactly once, waiting out the 429s, with no failed item',
+			async () => {
+				proxy.exchanges.length = 0;
+				const execution = await runOnSchedule(workflow, workflowId);
+				const created = await sessions();
+				expect(created).toHaveLength(150);
+				expect(new Set(created.map((s: { title: string }) => s.title)).size).toBe(150);
+				const statuses = proxy.exchanges.map((e) => e.status);
+				expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+				expect(
+					proxy.exchanges.filter((e) => e.method === 'POST' && e.status === 201 && !e.replayed),
+				).toHaveLength(150);
+				expect(execution.status).toBe('success');
+				expect(topology.executors).toContain(executedBy(execution.id));
+				const output = nodeOutput(execution, 'Create session');
+				expect(output).toHaveLength(150);
+				expect(output.filter((item) => item.error)).toEqual([]);
+			},
+			10 * 60_000,
+		);
+
+		it(
+			'run again with requests forced to retry (answers lost on the way back), still creates no duplicate',
+			async () => {
+				proxy.exchanges.length = 0;
+				let postCount = 0;
+				proxy.lose = (req) => req.method === 'POST' && postCount++ % 7 === 0; // every 7th answer is lost
+				proxy.losses = 20;
+				const execution = await runOnSchedule(workflow, workflowId);
+				proxy.losses = 0;
+				expect(await sessions()).toHaveLength(150);
+				const answered = proxy.exchanges.filter((e) => e.method === 'POST' && e.status === 201);
+				const lost = answered.filter((e) => e.lost);
+				expect(lost.length).toBeGreaterThan(0);
+				expect(answered).toHaveLength(150 + lost.length); // each lost answer was asked for again
+				expect(answered.every((e) => e.replayed)).toBe(true); // and nothing new was created
+				expect(new Set(answered.map((e) => e.idempotencyKey)).size).toBe(150);
+				expect(execution.status).toBe('success');
+				expect(nodeOutput(execution, 'Create session').filter((item) => item.error)).toEqual([]);
+			},
+			10 * 60_000,
+		);
+	});
+
+	describe('the trigger (examples/react-to-member-removal.json)', () => {
+		let workflowId: string;
+		let webhookUrl: string;
+
+		beforeAll(async () => {
+			const credentialId = await credential('Training Lab people', api.url, orgs.people.api_key);
+			const { id, workflow } = await importExample('react-to-member-removal', {
+				YOUR_CREDENTIAL_ID: credentialId,
+			});
+			workflowId = id;
+			webhookUrl = `${n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/webhook`;
+			await activate(workflowId, 'people', webhookUrl);
+		}, 120_000);
+
+		it('registered exactly one endpoint for its URL with its events', async () => {
+			expect(await endpointsOf('people')).toEqual([
+				expect.objectContaining({ url: webhookUrl, event_types: ['member.removed'] }),
+			]);
+		});
+
+		it("removing a member through the API starts exactly one execution carrying the member's id and e-mail", async () => {
+			const members = (await orgs.people.client.get(`/orgs/${orgs.people.org.id}/members`)).body;
+			const trainer = members.find((m: { role: string }) => m.role === 'trainer');
+			expect(
+				(await orgs.people.client.delete(`/orgs/${orgs.people.org.id}/members/${trainer.user_id}`))
+					.status,
+			).toBe(204);
+			const [execution] = await waitFor(
+				'the execution',
+				async () => {
+					const executions = await client.executions(workflowId);
+					return executions.length > 0 && executions[0].status === 'success' && executions;
+				},
+				30_000,
+				n8n.log,
+			);
+			expect(topology.executors).toContain(executedBy(execution.id));
+			expect(nodeOutput(execution, 'Offboarding notice')).toEqual([
+				expect.objectContaining({
+					user_id: trainer.user_id,
+					email: trainer.email,
+					role: 'trainer',
+					removed_by: 'people@e2e.test',
+				}),
+			]);
+			expect(await deliveriesSettled('people')).toEqual([expect.objectContaining({ attempts: 1 })]);
+			expect(await client.executions(workflowId)).toHaveLength(1);
+		});
+
+		it('a forged delivery (no or a wrong signature) gets 401 and starts no execution', async () => {
+			const before = (await client.executions(workflowId)).length;
+			const body = JSON.stringify({
+				id: 'forged',
+				type: 'member.removed',
+				occurred_at: new Date().toISOString(),
+				org_id: orgs.people.org.id,
+				actor: 'mallory@x.test',
+				data: {},
+			});
+			const unsigned = await fetch(webhookUrl, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body,
+			});
+			expect(unsigned.status).toBe(401);
+			const timestamp = Math.floor(Date.now() / 1000);
+			const wrong = createHmac('sha256', Buffer.alloc(32, 7))
+				.update(`forged.${timestamp}.${body}`)
+				.digest('base64');
+			const forged = await fetch(webhookUrl, {
+				method: 'POST',
+				headers: {
+					'content-type': 'application/json',
+					'webhook-id': 'forged',
+					'webhook-timestamp': String(timestamp),
+					'webhook-signature': `v1,${wrong}`,
+				},
+				body,
+			});
+			expect(forged.status).toBe(401);
+			// A real, signed event after the forged ones: once its execution is there, the forged ones added none.
+			const members = (await orgs.people.client.get(`/orgs/${orgs.people.org.id}/members`)).body;
+			const sentinel = members.find((m: { role: string }) => m.role === 'trainer');
+			await orgs.people.client.delete(`/orgs/${orgs.people.org.id}/members/${sentinel.user_id}`);
+			const executions = await waitFor(
+				"the sentinel's execution",
+				async () => {
+					const all = await client.executions(workflowId);
+					return all.length > before && all[0].status === 'success' && all;
+				},
+				30_000,
+				n8n.log,
+			);
+			expect(executions).toHaveLength(before + 1);
+			expect(nodeOutput(executions[0], 'Offboarding notice')).toEqual([
+				expect.objectContaining({ user_id: sentinel.user_id }),
+			]);
+		});
+
+		it('deactivating deletes the endpoint; activating twice in a row leaves exactly one', async () => {
+			await client.api('POST', `/workflows/${workflowId}/deactivate`);
+			await waitFor(
+				'the endpoint to be deleted',
+				async () => (await endpointsOf('people')).length === 0,
+				30_000,
+				n8n.log,
+			);
+			await client.api('POST', `/workflows/${workflowId}/activate`);
+			await activate(workflowId, 'people', webhookUrl);
+			expect(await endpointsOf('people')).toEqual([expect.objectContaining({ url: webhookUrl })]);
+			// Deactivation deletes the endpoint the trigger knows; a duplicate registered by the second
+			// activation would be left behind, and the endpoints would never reach zero.
+			await client.api('POST', `/workflows/${workflowId}/deactivate`);
+			await waitFor(
+				'every endpoint to be gone',
+				async () => (await endpointsOf('people')).length === 0,
+				30_000,
+				n8n.log,
+			);
+		});
+	});
+
+	describe('the trigger on organization closure (examples/react-to-organization-closure.json)', () => {
+		it('closing the organization starts exactly one execution carrying the closure', async () => {
+			const credentialId = await credential('Training Lab closing', api.url, orgs.closing.api_key);
+			const { id, workflow } = await importExample('react-to-organization-closure', {
+				YOUR_CREDENTIAL_ID: credentialId,
+			});
+			const webhookUrl = `${n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/webhook`;
+			await activate(id, 'closing', webhookUrl);
+
+			const closed = (await orgs.closing.client.post(`/orgs/${orgs.closing.org.id}/close`)).body;
+			const [execution] = await waitFor(
+				'the execution',
+				async () => {
+					const executions = await client.executions(id);
+					return executions.length > 0 && executions[0].status === 'success' && executions;
+				},
+				30_000,
+				n8n.log,
+			);
+			expect(topology.executors).toContain(executedBy(execution.id));
+			expect(nodeOutput(execution, 'Closure record')).toEqual([
+				{
+					org_id: orgs.closing.org.id,
+					name: 'E2E closing',
+					slug: 'e2e-closing',
+					closed_at: closed.closed_at,
+					closed_by: 'closing@e2e.test',
+				},
+			]);
+			expect(await deliveriesSettled('closing')).toEqual([
+				expect.objectContaining({ attempts: 1 }),
+			]);
+			expect(await client.executions(id)).toHaveLength(1);
+		}, 120_000);
+	});
+
+	describe('a burst of deliveries', () => {
+		it('20 members removed at once start 20 executions, one per member, spread over the executors', async () => {
+			const { client: api, org } = orgs.burst;
+			const credentialId = await credential('Training Lab burst', api.baseUrl, orgs.burst.api_key);
+			const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });
+			workflow.nodes[0].webhookId = randomUUID();
+			const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
+			await activate(
+				id,
+				'burst',
+				`${n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/webhook`,
+			);
+
+			const members = [];
+			for (let i = 0; i < 20; i++)
+				members.push(
+					(
+						await api.post(`/orgs/${org.id}/members`, {
+							email: `burst-${i}@e2e.test`,
+							name: `Burst ${i}`,
+							role: 'trainer',
+						})
+					).body,
+				);
+			await Promise.all(
+				members.map((member) => api.delete(`/orgs/${org.id}/members/${member.user_id}`)),
+			);
+			const executions = await waitFor(
+				'an execution per removal',
+				async () => {
+					const all = await client.executions(id);
+					return all.length >= 20 && all.every((e) => e.status === 'success') && all;
+				},
+				120_000,
+				n8n.log,
+			);
+			expect(await deliveriesSettled('burst')).toHaveLength(20);
+			expect(await client.executions(id)).toHaveLength(20);
+			const removed = executions.flatMap((execution) =>
+				nodeOutput(execution, 'Offboarding notice').map((item) => item.user_id),
+			);
+			expect(removed.sort()).toEqual(members.map((member) => member.user_id).sort());
+			expect(new Set(executions.map((execution) => executedBy(execution.id)))).toEqual(
+				new Set(topology.executors),
+			);
+			await client.api('POST', `/workflows/${id}/deactivate`);
+		}, 180_000);
+	});
+
+	describe("the credential test through n8n's own endpoint", () => {
+		// n8n tests a stored credential (by id) with the data of the form.
+		async function test(apiKey: string): Promise<{ status: string; message: string }> {
+			const id = await credential(`Training Lab ${Math.random()}`, api.url, apiKey);
+			const data = { baseUrl: api.url, apiKey };
+			return (await client.rest('POST', '/rest/credentials/test', {
+				credentials: { id, name: 'Training Lab', type: 'trainingLabApi', data },
+			})) as { status: string; message: string };
+		}
+
+		it('passes for a good key and fails for a revoked one', async () => {
+			const { id, key } = (
+				await orgs.people.client.post(`/orgs/${orgs.people.org.id}/api-keys`, {
+					name: 'for n8n',
+					role: 'trainer',
+				})
+			).body;
+			expect(await test(key)).toEqual({ status: 'OK', message: 'Connection successful!' });
+			await orgs.people.client.delete(`/orgs/${orgs.people.org.id}/api-keys/${id}`);
+			expect(await test(key)).toEqual({
+				status: 'Error',
+				message: expect.stringMatching(/Unauthorized|401/),
+			});
+		});
+	});
+
+	describe('the Activity Trigger (polling) in an active workflow', () => {
+		it(
+			'starts executions whose items are every member.removed event of the test, exactly once',
+			async () => {
+				const { client: api, org } = orgs.polling;
+				const credentialId = await credential(
+					'Training Lab polling',
+					api.baseUrl,
+					orgs.polling.api_key,
+				);
+				const workflow = await client.api<{ id: string }>(
+					'POST',
+					'/workflows',
+					activityWorkflow('Poll the activity log', credentialId, ['member.removed']),
+				);
+				await client.api('POST', `/workflows/${workflow.id}/activate`);
+				// The first poll records where the log stands; n8n keeps that in the workflow's static data.
+				await waitFor(
+					'the first poll to record its position',
+					async () => {
+						const stored = await client.api<{
+							staticData?: Record<string, { lastEventId?: string }>;
+						}>('GET', `/workflows/${workflow.id}`);
+						return stored.staticData?.['node:Activity']?.lastEventId !== undefined;
+					},
+					150_000,
+					n8n.log,
+				);
+
+				const removeMembers = async (count: number) => {
+					const ids: string[] = [];
+					for (let i = 0; i < count; i++) {
+						const member = (
+							await api.post(`/orgs/${org.id}/members`, {
+								email: `leaver-${randomUUID()}@e2e.test`,
+								name: 'Leaver',
+								role: 'trainer',
+							})
+						).body;
+						expect((await api.delete(`/orgs/${org.id}/members/${member.user_id}`)).status).toBe(
+							204,
+						);
+						ids.push(member.user_id);
+					}
+					await api.post('/labs', { name: `Not watched ${randomUUID()}`, tier: 'vm' });
+					return ids;
+				};
+				const removedEvents = async () =>
+					(
+						(await api.get(`/orgs/${org.id}/events?limit=200`)).body as Array<{
+							id: string;
+							type: string;
+						}>
+					)
+						.filter((event) => event.type === 'member.removed')
+						.reverse();
+				/** Every item the workflow's executions emitted, oldest execution first (a poll may split a batch). */
+				const emitted = async () =>
+					(await client.executions(workflow.id))
+						.filter((execution) => execution.status === 'success')
+						.reverse()
+						.flatMap((execution) => nodeOutput(execution, 'Activity'));
+				const allEmitted = (userIds: string[]) =>
+					waitFor(
+						'executions carrying every removal',
+						async () => {
+							const items = await emitted();
+							const seen = new Set(items.map((item) => item.data.user_id));
+							return userIds.every((id) => seen.has(id)) && items;
+						},
+						150_000,
+						n8n.log,
+					);
+
+				const executors = async () =>
+					new Set(
+						(await client.executions(workflow.id)).map((execution) => executedBy(execution.id)),
+					);
+
+				const first = await removeMembers(3);
+				const afterFirst = await allEmitted(first);
+				expect(afterFirst.map((item) => item.data.user_id)).toEqual(first);
+				expect(afterFirst.map((item) => item.id)).toEqual(
+					(await removedEvents()).map((event) => event.id),
+				);
+
+				// One more removal, a poll later: it arrives, and nothing before it is emitted again.
+				const sentinel = await removeMembers(1);
+				const afterSentinel = await allEmitted(sentinel);
+				expect(afterSentinel.map((item) => item.data.user_id)).toEqual([...first, ...sentinel]);
+				expect(afterSentinel.map((item) => item.id)).toEqual(
+					(await removedEvents()).map((event) => event.id),
+				);
+				for (const executor of await executors()) expect(topology.executors).toContain(executor);
+				await client.api('POST', `/workflows/${workflow.id}/deactivate`);
+			},
+			8 * 60_000,
+		);
+	});
+
+	describe('a trainer key at activation', () => {
+		let trainerCredential: string;
+		beforeAll(async () => {
+			const { client: api, org } = orgs.polling;
+			const trainerKey = (
+				await api.post(`/orgs/${org.id}/api-keys`, {
+					name: 'trainer at activation',
+					role: 'trainer',
+				})
+			).body.key;
+			trainerCredential = await credential('Training Lab trainer key', api.baseUrl, trainerKey);
+		});
+
+		it('fails the Activity Trigger with the message naming the admin key it needs', async () => {
+			const workflow = await client.api<{ id: string }>(
+				'POST',
+				'/workflows',
+				activityWorkflow('Poll with a trainer key', trainerCredential, ['member.removed']),
+			);
+			await client.api('POST', `/workflows/${workflow.id}/activate`);
+			const outcome = await client.publicationOutcome(workflow.id);
+			expect(outcome.status).toBe('failed');
+			expect(outcome.triggers).toEqual([
+				expect.objectContaining({
+					status: 'failed',
+					errorMessage: expect.stringContaining(
+						"The activity log needs an admin API key; this credential's key acts as trainer",
+					),
+				}),
+			]);
+			expect(await client.executions(workflow.id)).toEqual([]);
+			await client.api('POST', `/workflows/${workflow.id}/deactivate`);
+		});
+
+		it('fails the Training Lab Trigger with that message and leaves no endpoint behind', async () => {
+			const workflow = example('react-to-member-removal', {
+				YOUR_CREDENTIAL_ID: trainerCredential,
+			});
+			workflow.nodes[0].webhookId = randomUUID(); // its own path, next to the active example
+			const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
+			await client.api('POST', `/workflows/${id}/activate`);
+			const outcome = await client.publicationOutcome(id);
+			expect(outcome.status).toBe('failed');
+			expect(outcome.triggers).toEqual([
+				expect.objectContaining({
+					status: 'failed',
+					errorMessage: expect.stringContaining(
+						"Registering this trigger's webhook endpoint needs an admin API key; this credential's key acts as trainer",
+					),
+				}),
+			]);
+			const webhookUrl = `${n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/webhook`;
+			expect((await endpointsOf('polling')).map((endpoint) => endpoint.url)).not.toContain(
+				webhookUrl,
+			);
+			await client.api('POST', `/workflows/${id}/deactivate`);
+		});
+	});
+
+	describe('the node types n8n loaded from the package', () => {
+		it('offers the action node, both triggers, and the action node as an AI tool (usableAsTool)', async () => {
+			const types =
+				await client.editorJson<
+					Array<{ name: string; displayName: string; properties: Array<{ name: string }> }>
+				>('/types/nodes.json');
+			const ours = types.filter((type) => type.name.startsWith('n8n-nodes-traininglab.'));
+			expect(ours.map((type) => type.name).sort()).toEqual(
+				[
+					'n8n-nodes-traininglab.trainingLab',
+					'n8n-nodes-traininglab.trainingLabActivityTrigger',
+					'n8n-nodes-traininglab.trainingLabTool',
+					'n8n-nodes-traininglab.trainingLabTrigger',
+				].sort(),
+			);
+			const tool = ours.find((type) => type.name.endsWith('trainingLabTool'))!;
+			const node = ours.find((type) => type.name.endsWith('.trainingLab'))!;
+			// The tool variant is the action node with every resource and operation.
+			for (const property of ['resource', 'operation'])
+				expect(tool.properties.map((p) => p.name)).toContain(property);
+			expect(tool.properties.filter((p) => p.name === 'operation')).toHaveLength(
+				node.properties.filter((p) => p.name === 'operation').length,
+			);
+		});
+	});
+}

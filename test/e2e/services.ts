@@ -1,0 +1,160 @@
+import { spawnSync } from 'node:child_process';
+import {
+	chmodSync,
+	chownSync,
+	existsSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { freePort, run, spawnLogged, waitFor, type Process } from './harness';
+
+// PostgreSQL and Redis for n8n's queue mode: Debian's packages, installed when missing, each run by
+// the harness itself on a free loopback port with its data in the harness's temp folder, and
+// stopped by PID. The machine's own services (if any) are never started or used.
+
+const POSTGRES_LIB = '/usr/lib/postgresql';
+const REDIS_SERVER = '/usr/bin/redis-server';
+
+/** The newest installed PostgreSQL's bin folder, if any. */
+function postgresBin(): string | undefined {
+	if (!existsSync(POSTGRES_LIB)) return undefined;
+	const versions = readdirSync(POSTGRES_LIB)
+		.filter((version) => existsSync(join(POSTGRES_LIB, version, 'bin', 'postgres')))
+		.sort((a, b) => Number(b) - Number(a));
+	return versions.length > 0 ? join(POSTGRES_LIB, versions[0], 'bin') : undefined;
+}
+
+/**
+ * Installs Debian's `postgresql` and `redis-server` when they are missing. A `policy-rc.d` answering
+ * 101 ("action forbidden") for the duration keeps the packages' install scripts from starting the
+ * system services, so nothing is left running by the install.
+ */
+export function ensureDebianServices(): void {
+	const missing = [
+		...(postgresBin() ? [] : ['postgresql']),
+		...(existsSync(REDIS_SERVER) ? [] : ['redis-server']),
+	];
+	if (missing.length === 0) return;
+	if (process.getuid?.() !== 0)
+		throw new Error(
+			`The queue-mode end-to-end tests need ${missing.join(' and ')}: run them as root (the harness installs them with apt-get) or install them first.`,
+		);
+	const policy = '/usr/sbin/policy-rc.d';
+	const ownPolicy = !existsSync(policy);
+	if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+	try {
+		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+		run('apt-get', ['update', '-qq'], { cwd: '/', env });
+		run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
+			cwd: '/',
+			env,
+		});
+	} finally {
+		if (ownPolicy) rmSync(policy, { force: true });
+	}
+}
+
+export interface Service extends Process {
+	port: number;
+}
+
+/** The uid and gid of the `postgres` account the package creates: PostgreSQL refuses to run as root. */
+function postgresAccount(): { uid: number; gid: number } {
+	const id = (flag: string) => Number(run('id', [flag, 'postgres'], { cwd: '/' }).trim());
+	return { uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * A PostgreSQL cluster of its own in `dir`, a folder directly inside the harness's temp folder:
+ * database `n8n`, user `n8n`, trust on loopback only.
+ */
+export async function startPostgres(dir: string): Promise<Service> {
+	const bin = postgresBin()!;
+	const account = postgresAccount();
+	const data = join(dir, 'data');
+	mkdirSync(dir, { recursive: true });
+	chownSync(dir, account.uid, account.gid);
+	// The account must be able to walk into the harness's private temp folder, `dir`'s parent.
+	chmodSync(dirname(dir), 0o711);
+	const initdb = spawnSync(
+		join(bin, 'initdb'),
+		['-D', data, '-U', 'n8n', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+		{ ...account, cwd: dir, encoding: 'utf8' },
+	);
+	if (initdb.status !== 0) throw new Error(`initdb failed:\n${initdb.stdout}\n${initdb.stderr}`);
+	const port = await freePort();
+	const log = join(dir, 'postgres.log');
+	const postgres = spawnLogged(
+		join(bin, 'postgres'),
+		[
+			'-D',
+			data,
+			'-p',
+			String(port),
+			'-h',
+			'127.0.0.1',
+			'-k',
+			dir,
+			// A throwaway test database: durability is not what is tested.
+			'-c',
+			'fsync=off',
+			'-c',
+			'synchronous_commit=off',
+			'-c',
+			'full_page_writes=off',
+		],
+		{ cwd: dir, env: { ...process.env, LC_ALL: 'C' }, log, ...account, stopSignal: 'SIGINT' },
+	);
+	await waitFor(
+		'PostgreSQL to accept connections',
+		async () => {
+			if (postgres.child.exitCode !== null)
+				throw new Error(`PostgreSQL exited with code ${postgres.child.exitCode}`);
+			return readFileSync(log, 'utf8').includes('ready to accept connections');
+		},
+		60_000,
+		log,
+	);
+	run(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'n8n', 'n8n'], {
+		cwd: dir,
+	});
+	return { ...postgres, port };
+}
+
+/** A Redis of its own: loopback only, nothing persisted. */
+export async function startRedis(dir: string): Promise<Service> {
+	mkdirSync(dir, { recursive: true });
+	const port = await freePort();
+	const log = join(dir, 'redis.log');
+	const redis = spawnLogged(
+		REDIS_SERVER,
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--dir',
+			dir,
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+		],
+		{ cwd: dir, env: process.env, log },
+	);
+	await waitFor(
+		'Redis to accept connections',
+		async () => {
+			if (redis.child.exitCode !== null)
+				throw new Error(`Redis exited with code ${redis.child.exitCode}`);
+			return readFileSync(log, 'utf8').includes('Ready to accept connections');
+		},
+		30_000,
+		log,
+	);
+	return { ...redis, port };
+}
