@@ -5,13 +5,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-	analyzePackage,
-	SOURCE_FILE_PATTERNS,
-} from '@n8n/scan-community-package/scanner/scanner.mjs';
 
 const root = join(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'traininglab-scan-'));
+// The scanner makes a temp folder of its own when it is loaded and never removes it: point the
+// temp folder into ours first, so that nothing is left behind.
+process.env.TMPDIR = work;
+const { analyzePackage, SOURCE_FILE_PATTERNS } = await import(
+	'@n8n/scan-community-package/scanner/scanner.mjs'
+);
 
 function run(command, args, cwd) {
 	const result = spawnSync(command, args, { cwd, encoding: 'utf8' });

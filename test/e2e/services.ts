@@ -1,14 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import {
-	chmodSync,
-	chownSync,
-	existsSync,
-	mkdirSync,
-	readdirSync,
-	readFileSync,
-	rmSync,
-	writeFileSync,
-} from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { freePort, run, spawnLogged, waitFor, type Process } from './harness';
 
@@ -28,33 +19,38 @@ function postgresBin(): string | undefined {
 	return versions.length > 0 ? join(POSTGRES_LIB, versions[0], 'bin') : undefined;
 }
 
-/**
- * Installs Debian's `postgresql` and `redis-server` when they are missing. A `policy-rc.d` answering
- * 101 ("action forbidden") for the duration keeps the packages' install scripts from starting the
- * system services, so nothing is left running by the install.
- */
+// Run as root, or through `sudo -n` elsewhere (a CI runner): a policy-rc.d answering 101 ("action
+// forbidden") for the duration keeps the packages' install scripts from starting the system
+// services, so the install leaves nothing running.
+const INSTALL_SCRIPT = `set -e
+own=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d
+	chmod 755 /usr/sbin/policy-rc.d
+	own=1
+fi
+trap 'if [ -n "$own" ]; then rm -f /usr/sbin/policy-rc.d; fi' EXIT
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"`;
+
+const isRoot = () => process.getuid?.() === 0;
+
+/** Installs Debian's `postgresql` and `redis-server` when they are missing. */
 export function ensureDebianServices(): void {
 	const missing = [
 		...(postgresBin() ? [] : ['postgresql']),
 		...(existsSync(REDIS_SERVER) ? [] : ['redis-server']),
 	];
 	if (missing.length === 0) return;
-	if (process.getuid?.() !== 0)
-		throw new Error(
-			`The queue-mode end-to-end tests need ${missing.join(' and ')}: run them as root (the harness installs them with apt-get) or install them first.`,
-		);
-	const policy = '/usr/sbin/policy-rc.d';
-	const ownPolicy = !existsSync(policy);
-	if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+	const command = isRoot() ? ['sh'] : ['sudo', '-n', 'sh'];
 	try {
-		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-		run('apt-get', ['update', '-qq'], { cwd: '/', env });
-		run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
+		run(command[0], [...command.slice(1), '-c', INSTALL_SCRIPT, 'install', ...missing], {
 			cwd: '/',
-			env,
 		});
-	} finally {
-		if (ownPolicy) rmSync(policy, { force: true });
+	} catch (error) {
+		throw new Error(
+			`The queue-mode end-to-end tests need ${missing.join(' and ')}, and installing them failed (run as root or with password-less sudo, or install them first):\n${(error as Error).message}`,
+		);
 	}
 }
 
@@ -62,8 +58,12 @@ export interface Service extends Process {
 	port: number;
 }
 
-/** The uid and gid of the `postgres` account the package creates: PostgreSQL refuses to run as root. */
-function postgresAccount(): { uid: number; gid: number } {
+/**
+ * Who runs PostgreSQL, which refuses to run as root: as root, the `postgres` account the package
+ * creates; anyone else runs it as themselves.
+ */
+function postgresAccount(): { uid?: number; gid?: number } {
+	if (!isRoot()) return {};
 	const id = (flag: string) => Number(run('id', [flag, 'postgres'], { cwd: '/' }).trim());
 	return { uid: id('-u'), gid: id('-g') };
 }
@@ -77,9 +77,11 @@ export async function startPostgres(dir: string): Promise<Service> {
 	const account = postgresAccount();
 	const data = join(dir, 'data');
 	mkdirSync(dir, { recursive: true });
-	chownSync(dir, account.uid, account.gid);
-	// The account must be able to walk into the harness's private temp folder, `dir`'s parent.
-	chmodSync(dirname(dir), 0o711);
+	if (account.uid !== undefined) {
+		chownSync(dir, account.uid, account.gid!);
+		// The account must be able to walk into the harness's private temp folder, `dir`'s parent.
+		chmodSync(dirname(dir), 0o711);
+	}
 	const initdb = spawnSync(
 		join(bin, 'initdb'),
 		['-D', data, '-U', 'n8n', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],

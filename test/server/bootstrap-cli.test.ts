@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -95,5 +95,19 @@ describe('npm run bootstrap', () => {
 		const result = npmRun('bootstrap', args, env);
 		expect(result.status).toBe(2);
 		expect(result.stderr).toMatch(/usage: npm run bootstrap/);
+		expect(result.stderr).not.toMatch(/TypeError|ERR_PARSE_ARGS/);
 	});
+
+	it.each([['--help'], ['-h']])(
+		'%s prints the usage and every option, exits 0 and writes nothing',
+		(flag) => {
+			const result = npmRun('bootstrap', [flag], env);
+			expect(result.status).toBe(0);
+			expect(result.stdout).toMatch(/usage: npm run bootstrap/);
+			for (const option of ['--org', '--email', '--name', '--demo'])
+				expect(result.stdout).toContain(option);
+			expect(result.stderr).not.toMatch(/error/i);
+			expect(existsSync(env.DATABASE_PATH)).toBe(false);
+		},
+	);
 });

@@ -11,6 +11,22 @@ import { inTransaction } from '../db/transaction.ts';
 const USAGE =
 	'usage: npm run bootstrap -- --org "Acme Training" --email ada@acme.test --name "Ada Admin" [--demo]';
 
+const HELP = `${USAGE}
+
+Creates an organisation, its first admin and an admin API key in the database
+(DATABASE_PATH, default ./data/traininglab.sqlite), and prints them as one line
+of JSON; the key is shown only this once.
+
+  --org NAME      the organisation's name (its slug is derived from it)
+  --email EMAIL   the first admin's e-mail address
+  --name NAME     the first admin's name
+  --demo          also add two labs (each with a published version 1 and a
+                  draft version 2) and two trainers
+  -h, --help      print this help
+
+Exit codes: 0 created, 1 the organisation's slug is taken (nothing written),
+2 invalid arguments.`;
+
 const Args = z.object({ org: Name, email: Email, name: Name, demo: z.boolean().default(false) });
 
 /**
@@ -27,15 +43,20 @@ function main(argv: string[]): number {
 				email: { type: 'string' },
 				name: { type: 'string' },
 				demo: { type: 'boolean' },
+				help: { type: 'boolean', short: 'h' },
 			},
 			strict: true,
 		});
+		if (values.help) {
+			console.log(HELP);
+			return 0;
+		}
 		args = Args.parse(values);
 	} catch (error) {
 		const message =
 			error instanceof z.ZodError
 				? error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')
-				: String(error);
+				: (error as Error).message;
 		console.error(`error: ${message}\n${USAGE}`);
 		return 2;
 	}
