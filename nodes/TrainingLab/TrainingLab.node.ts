@@ -1,6 +1,7 @@
 import type {
 	IDataObject,
 	IExecuteFunctions,
+	INode,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
@@ -133,25 +134,39 @@ export class TrainingLab implements INodeType {
 					}),
 				);
 			} catch (error) {
+				const nodeError = nodeErrorOf(this, error, itemIndex);
 				if (this.continueOnFail()) {
-					returnData.push({ json: errorOutput(error), pairedItem: { item: itemIndex } });
+					returnData.push({
+						json: failedItemJson(nodeError, this.getNode().onError),
+						pairedItem: { item: itemIndex },
+					});
 					continue;
 				}
-				throw nodeErrorOf(this, error, itemIndex);
+				throw nodeError;
 			}
 		}
 		return [returnData];
 	}
 }
 
-function errorOutput(error: unknown): IDataObject {
-	if (error instanceof NodeApiError) {
-		return {
-			error: error.message,
-			code: error.context.apiCode as string,
-			httpCode: error.httpCode,
-			description: error.description,
-		};
-	}
-	return { error: (error as Error).message };
+/**
+ * The JSON of an item that failed under "On Error: Continue": the API's message in `error`, and its
+ * code, HTTP status and description. n8n sends an item to the error output only when its JSON holds
+ * nothing but `error`, `message` and `details`, so there they go in `details`; on the regular
+ * output they sit next to `error`.
+ */
+function failedItemJson(
+	error: NodeApiError | NodeOperationError,
+	onError: INode['onError'],
+): IDataObject {
+	const details: IDataObject =
+		error instanceof NodeApiError
+			? {
+					code: error.context.apiCode as string,
+					httpCode: error.httpCode,
+					description: error.description,
+				}
+			: {};
+	if (onError === 'continueErrorOutput') return { error: error.message, details };
+	return { error: error.message, ...details };
 }

@@ -482,6 +482,117 @@ export function endToEndSuite(topology: Topology): void {
 		}, 180_000);
 	});
 
+	describe('On Error: Continue (using error output)', () => {
+		it("sends the failed item to the error output with the API's message and code, the others to the success output", async () => {
+			const { client: api } = orgs.errors;
+			const lab = (await api.get('/labs')).body[0];
+			const versions = (await api.get(`/labs/${lab.id}/versions`)).body as Array<{
+				id: string;
+				status: string;
+			}>;
+			const published = versions.find((version) => version.status === 'published')!.id;
+			const draft = versions.find((version) => version.status === 'draft')!.id;
+			const credentialId = await credential(
+				'Training Lab errors',
+				api.baseUrl,
+				orgs.errors.api_key,
+			);
+			const path = randomUUID();
+			const rows = [
+				{ title: 'First', version: published },
+				{ title: 'On a draft', version: draft },
+				{ title: 'Third', version: published },
+			];
+			const node = (name: string, type: string, x: number, extra: object) => ({
+				id: randomUUID(),
+				name,
+				type,
+				position: [x, 0],
+				...extra,
+			});
+			const workflow = {
+				name: 'Sessions with an error output',
+				nodes: [
+					node('Webhook', 'n8n-nodes-base.webhook', 0, {
+						typeVersion: 2,
+						webhookId: path,
+						parameters: { path, httpMethod: 'POST', responseMode: 'onReceived' },
+					}),
+					node('Rows', 'n8n-nodes-base.code', 200, {
+						typeVersion: 2,
+						parameters: { jsCode: `return ${JSON.stringify(rows.map((json) => ({ json })))};` },
+					}),
+					node('Create session', 'n8n-nodes-traininglab.trainingLab', 400, {
+						typeVersion: 1,
+						onError: 'continueErrorOutput',
+						parameters: {
+							resource: 'session',
+							operation: 'create',
+							title: '={{ $json.title }}',
+							labVersion: { __rl: true, mode: 'id', value: '={{ $json.version }}' },
+							capacity: 10,
+						},
+						credentials: { trainingLabApi: { id: credentialId, name: 'Training Lab errors' } },
+					}),
+					node('Created', 'n8n-nodes-base.noOp', 600, { typeVersion: 1, parameters: {} }),
+					node('Failed', 'n8n-nodes-base.noOp', 600, { typeVersion: 1, parameters: {} }),
+				],
+				connections: {
+					Webhook: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
+					Rows: { main: [[{ node: 'Create session', type: 'main', index: 0 }]] },
+					'Create session': {
+						main: [
+							[{ node: 'Created', type: 'main', index: 0 }],
+							[{ node: 'Failed', type: 'main', index: 0 }],
+						],
+					},
+				},
+				settings: { executionOrder: 'v1' },
+			};
+			const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
+			await client.api('POST', `/workflows/${id}/activate`);
+			const url = `${n8n.webhookBase}/webhook/${path}`;
+			await waitFor(
+				'the webhook to be registered',
+				async () => (await fetch(url, { method: 'POST' })).ok,
+				60_000,
+				n8n.log,
+			);
+			const [execution] = await waitFor(
+				'the execution',
+				async () => {
+					const executions = await client.executions(id);
+					return executions.length > 0 && executions[0].status === 'success' && executions;
+				},
+				60_000,
+				n8n.log,
+			);
+			expect(topology.executors).toContain(executedBy(execution.id));
+			const created = nodeOutput(execution, 'Created');
+			const failed = nodeOutput(execution, 'Failed');
+			expect(created.map((item) => item.title)).toEqual(['First', 'Third']);
+			expect(failed).toEqual([
+				expect.objectContaining({
+					error: expect.stringMatching(/draft|publish/i),
+					details: expect.objectContaining({ code: 'lab_version_not_published', httpCode: '409' }),
+				}),
+			]);
+			const outputs = execution.data.resultData.runData['Create session'][0].data.main;
+			expect(outputs[0].map((item: { pairedItem: unknown }) => item.pairedItem)).toEqual([
+				{ item: 0 },
+				{ item: 2 },
+			]);
+			expect(outputs[1].map((item: { pairedItem: unknown }) => item.pairedItem)).toEqual([
+				{ item: 1 },
+			]);
+			const titles = (await api.getAll('/sessions?limit=200')).items.map(
+				(session: { title: string }) => session.title,
+			);
+			expect(titles.sort()).toEqual(['First', 'Third']);
+			await client.api('POST', `/workflows/${id}/deactivate`);
+		}, 120_000);
+	});
+
 	describe("the credential test through n8n's own endpoint", () => {
 		// n8n tests a stored credential (by id) with the data of the form.
 		async function test(apiKey: string): Promise<{ status: string; message: string }> {

@@ -251,6 +251,55 @@ describe('errors', () => {
 		expect(sessionsTitled('Too big')).toBe(0);
 	});
 
+	const mixedBatch = [
+		{ title: 'First', capacity: 5 },
+		{ title: 'Too big', capacity: 5000 },
+		{ title: 'Third', capacity: 7 },
+	];
+
+	it('with On Error: Continue (using error output) go to the error output with the API message and code; the others to the success output', async () => {
+		const result = await runTrainingLab(
+			createSession('={{ $json.title }}', { capacity: '={{ $json.capacity }}' }),
+			{ credentials: viaProxy(), input: mixedBatch, settings: { onError: 'continueErrorOutput' } },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => [item.json.title, item.pairedItem])).toEqual([
+			['First', { item: 0 }],
+			['Third', { item: 2 }],
+		]);
+		expect(result.errorItems).toHaveLength(1);
+		expect(result.errorItems[0].pairedItem).toEqual({ item: 1 });
+		expect(result.errorItems[0].json).toEqual({
+			error: expect.stringMatching(/capacity.*1000/),
+			details: {
+				code: 'validation_failed',
+				httpCode: '400',
+				description: expect.stringMatching(/Error code: validation_failed/),
+			},
+		});
+		expect(sessionsTitled('Too big')).toBe(0);
+	});
+
+	it('with On Error: Continue (regular output) stay on the one output, in order, as error items', async () => {
+		const result = await runTrainingLab(
+			createSession('={{ $json.title }}', { capacity: '={{ $json.capacity }}' }),
+			{
+				credentials: viaProxy(),
+				input: mixedBatch,
+				settings: { onError: 'continueRegularOutput' },
+			},
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.errorItems).toEqual([]);
+		expect(
+			result.items.map((item) => [item.json.title ?? item.json.code, item.pairedItem]),
+		).toEqual([
+			['First', { item: 0 }],
+			['validation_failed', { item: 1 }],
+			['Third', { item: 2 }],
+		]);
+	});
+
 	it('for an unreachable server fail with a clear message, after the transport retries', async () => {
 		const result = await runTrainingLab(
 			{ resource: 'session', operation: 'getAll', returnAll: true },

@@ -40,6 +40,8 @@ export const credentialsHelper = new InMemoryCredentialsHelper([new TrainingLabA
 export interface NodeRun {
 	/** Output items of the Training Lab node (first output). */
 	items: INodeExecutionData[];
+	/** Items on the node's error output (only with On Error: Continue (using error output)). */
+	errorItems: INodeExecutionData[];
 	/** The node's error when the execution failed. */
 	error?: Error & { httpCode?: string | null; description?: string | null; context?: IDataObject };
 	run: IRun;
@@ -50,9 +52,9 @@ export interface RunOptions {
 	credentials: { baseUrl: string; apiKey: string };
 	/** Input items of the node (default: one empty item). */
 	input?: IDataObject[];
-	/** Node settings such as continueOnFail, retryOnFail, maxTries, waitBetweenTries. */
+	/** Node settings such as onError, continueOnFail, retryOnFail, maxTries, waitBetweenTries. */
 	settings?: Partial<
-		Pick<INode, 'continueOnFail' | 'retryOnFail' | 'maxTries' | 'waitBetweenTries'>
+		Pick<INode, 'onError' | 'continueOnFail' | 'retryOnFail' | 'maxTries' | 'waitBetweenTries'>
 	>;
 	/** Reuse an execution id, as n8n does when it runs a node again within the same execution. */
 	executionId?: string;
@@ -177,6 +179,7 @@ export async function runTrainingLab(
 	const taskData = run.data.resultData.runData[node.name]?.at(-1);
 	return {
 		items: taskData?.data?.main?.[0] ?? [],
+		errorItems: taskData?.data?.main?.[1] ?? [],
 		error: (run.data.resultData.error ?? taskData?.error) as NodeRun['error'],
 		run,
 		executionId,
