@@ -55,14 +55,35 @@ export class TrainingLabApi implements ICredentialType {
 			url: '/me',
 			method: 'GET',
 		},
+		// What n8n shows when the test fails. A host that cannot be reached shows as n8n's own
+		// connection error code (ECONNREFUSED, ENOTFOUND, ETIMEDOUT): a declarative test cannot word it.
+		// n8n's credentials tester applies both kinds of rule from one list; its type asks for one kind.
 		rules: [
 			{
 				type: 'responseCode',
 				properties: {
-					value: 404,
-					message: 'No Training Lab API at this Base URL: it must end with /api/v1',
+					value: 401,
+					message:
+						'The API key was refused: it is wrong, revoked, or its member was removed. Create a new key (Training Lab node → API Key → Create) and paste it here.',
 				},
 			},
-		],
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'Nothing answers as the Training Lab API at this Base URL (GET /me: 404). Check host and path: the Base URL is the API address ending in /api/v1, e.g. https://lab.example.com/api/v1.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'org.id',
+					value: undefined,
+					message:
+						'This server answered GET /me, but not as the Training Lab API does (no organisation in the answer). Check the Base URL.',
+				},
+			},
+		] as ICredentialTestRequest['rules'],
 	};
 }

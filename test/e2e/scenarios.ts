@@ -595,15 +595,18 @@ export function endToEndSuite(topology: Topology): void {
 
 	describe("the credential test through n8n's own endpoint", () => {
 		// n8n tests a stored credential (by id) with the data of the form.
-		async function test(apiKey: string): Promise<{ status: string; message: string }> {
-			const id = await credential(`Training Lab ${Math.random()}`, api.url, apiKey);
-			const data = { baseUrl: api.url, apiKey };
+		async function test(
+			apiKey: string,
+			baseUrl = api.url,
+		): Promise<{ status: string; message: string }> {
+			const id = await credential(`Training Lab ${Math.random()}`, baseUrl, apiKey);
+			const data = { baseUrl, apiKey };
 			return (await client.rest('POST', '/rest/credentials/test', {
 				credentials: { id, name: 'Training Lab', type: 'trainingLabApi', data },
 			})) as { status: string; message: string };
 		}
 
-		it('passes for a good key and fails for a revoked one', async () => {
+		it('passes for a good key; a revoked key and a wrong address get messages saying what to fix', async () => {
 			const { id, key } = (
 				await orgs.people.client.post(`/orgs/${orgs.people.org.id}/api-keys`, {
 					name: 'for n8n',
@@ -614,7 +617,15 @@ export function endToEndSuite(topology: Topology): void {
 			await orgs.people.client.delete(`/orgs/${orgs.people.org.id}/api-keys/${id}`);
 			expect(await test(key)).toEqual({
 				status: 'Error',
-				message: expect.stringMatching(/Unauthorized|401/),
+				message: expect.stringMatching(
+					/^The API key was refused: it is wrong, revoked, or its member was removed\. Create a new key/,
+				),
+			});
+			expect(await test(orgs.people.api_key, api.url.replace('/api/v1', ''))).toEqual({
+				status: 'Error',
+				message: expect.stringMatching(
+					/^Nothing answers as the Training Lab API at this Base URL \(GET \/me: 404\)/,
+				),
 			});
 		});
 	});

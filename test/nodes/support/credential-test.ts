@@ -18,7 +18,8 @@ export interface CredentialTestResult {
 /**
  * Runs the credential's test the way n8n's credentials tester does: its `test.request` becomes the
  * routing of a temporary node, run by n8n-core's RoutingNode; failures are mapped to messages by
- * the test's rules, else by the HTTP status text, else by the connection error code.
+ * the test's rules, else by the HTTP status text, else by the connection error code; a successful
+ * answer is checked by the success-body rules.
  */
 export async function testTrainingLabCredential(
 	data: ICredentialDataDecryptedObject,
@@ -83,8 +84,9 @@ export async function testTrainingLabCredential(
 		{ node, data: {}, source: null },
 		[],
 	);
+	let response;
 	try {
-		await new RoutingNode(context, nodeType, {
+		response = await new RoutingNode(context, nodeType, {
 			id: '1',
 			name: 'Training Lab account',
 			type: credentialType.name,
@@ -107,5 +109,26 @@ export async function testTrainingLabCredential(
 		if (cause?.code) return { status: 'Error', message: cause.code };
 		return { status: 'Error', message: (error as Error).message };
 	}
+	const body = response?.[0]?.[0]?.json;
+	for (const rule of credentialType.test.rules ?? []) {
+		if (
+			rule.type === 'responseSuccessBody' &&
+			get(body, rule.properties.key) === rule.properties.value
+		)
+			return { status: 'Error', message: rule.properties.message };
+	}
 	return { status: 'OK', message: 'Connection successful!' };
+}
+
+/** lodash's `get` for a dotted path, as n8n applies success-body rules. */
+function get(value: unknown, path: string): unknown {
+	return path
+		.split('.')
+		.reduce<unknown>(
+			(current, key) =>
+				current !== null && typeof current === 'object'
+					? (current as Record<string, unknown>)[key]
+					: undefined,
+			value,
+		);
 }
