@@ -21,6 +21,7 @@ import { organization } from './resources/organization';
 import { participant } from './resources/participant';
 import { session } from './resources/session';
 import { webhook } from './resources/webhook';
+import { subtitleLookup } from '../shared/subtitle';
 import { fetchOrgId, nodeErrorOf } from '../shared/transport';
 import type { Resource } from './shared/resource';
 import type { ExecutionContext } from './shared/types';
@@ -49,7 +50,18 @@ export class TrainingLab implements INodeType {
 		},
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// "Create a session", not "create: session".
+		subtitle: subtitleLookup(
+			Object.fromEntries(
+				RESOURCES.flatMap((resource) =>
+					Object.entries(resource.actions).map(([operation, action]) => [
+						`${resource.option.value}:${operation}`,
+						action,
+					]),
+				),
+			),
+			'$parameter["resource"] + ":" + $parameter["operation"]',
+		),
 		description:
 			'Manage the members, sessions, labs, API keys and webhooks of a Training Lab organization',
 		defaults: { name: 'Training Lab' },

@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { EVENT_TYPE_OPTIONS } from '../shared/events';
+import { eventsSubtitle } from '../shared/subtitle';
 import { apiRequestPages, fetchAdminOrgId } from '../shared/transport';
 
 interface ActivityEvent extends IDataObject {
@@ -25,6 +26,7 @@ interface PollState extends IDataObject {
 }
 
 const ALL_EVENTS = '*';
+const EVENT_OPTIONS = [{ name: 'All Events', value: ALL_EVENTS }, ...EVENT_TYPE_OPTIONS];
 const PAGE_SIZE = 200;
 const MANUAL_LOOKBACK = 1000;
 const eventPages = apiRequestPages<ActivityEvent>;
@@ -39,7 +41,7 @@ export class TrainingLabActivityTrigger implements INodeType {
 		},
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
+		subtitle: eventsSubtitle(EVENT_OPTIONS),
 		description:
 			'Starts the workflow on new activity-log events by polling; needs no public URL (unlike the Training Lab Trigger)',
 		defaults: { name: 'Training Lab Activity Trigger' },
@@ -52,7 +54,7 @@ export class TrainingLabActivityTrigger implements INodeType {
 				displayName: 'Events',
 				name: 'events',
 				type: 'multiOptions',
-				options: [{ name: 'All Events', value: ALL_EVENTS }, ...EVENT_TYPE_OPTIONS],
+				options: EVENT_OPTIONS,
 				default: [ALL_EVENTS],
 				required: true,
 				description: 'The event types that start the workflow',

@@ -17,6 +17,7 @@ import {
 	nodeErrorOf,
 } from '../shared/transport';
 import { TRIGGER_EVENT_OPTIONS } from './events';
+import { eventsSubtitle } from '../shared/subtitle';
 
 interface Endpoint {
 	id: string;
@@ -41,9 +42,11 @@ export class TrainingLabTrigger implements INodeType {
 		},
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
+		subtitle: eventsSubtitle(TRIGGER_EVENT_OPTIONS),
+		// n8n's node creator lists this trigger and the Training Lab node as one entry and shows this
+		// description for it, so it speaks for both.
 		description:
-			'Starts the workflow when Training Lab events happen, such as a member being removed or the organization being closed',
+			"Manage a Training Lab organization's members, sessions, labs and webhooks, and start workflows when its events happen",
 		defaults: { name: 'Training Lab Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -96,10 +99,17 @@ export class TrainingLabTrigger implements INodeType {
 
 			/**
 			 * Registers the endpoint; one left over for this URL (409 url_taken) is replaced, never
-			 * doubled. A trainer key fails here, so activation fails with a message naming the admin key.
+			 * doubled, and the one this workflow registered before (say for n8n's previous public URL)
+			 * is deleted. A trainer key fails here, so activation fails naming the admin key it needs.
 			 */
 			async create(this: IHookFunctions): Promise<boolean> {
 				const org = await fetchAdminOrgId.call(this, ENDPOINT_NEEDS);
+				const stored = this.getWorkflowStaticData('node');
+				if (typeof stored.webhookId === 'string') {
+					await deleteEndpoint.call(this, org, stored.webhookId);
+					delete stored.webhookId;
+					delete stored.webhookSecret;
+				}
 				const body = {
 					url: ownUrl.call(this),
 					event_types: selectedEvents.call(this),
@@ -115,10 +125,9 @@ export class TrainingLabTrigger implements INodeType {
 					const stale = (await listEndpoints.call(this, org)).find(
 						(endpoint) => endpoint.url === body.url,
 					);
-					if (stale) await apiRequest.call(this, 'DELETE', `${path}/${stale.id}`);
+					if (stale) await deleteEndpoint.call(this, org, stale.id);
 					created = (await requestEndpoint.call(this, 'POST', path, { body })).body;
 				}
-				const stored = this.getWorkflowStaticData('node');
 				stored.webhookId = created.id;
 				stored.webhookSecret = created.secret;
 				return true;
@@ -132,13 +141,8 @@ export class TrainingLabTrigger implements INodeType {
 				delete stored.webhookSecret;
 				if (typeof webhookId !== 'string') return true;
 				try {
-					await apiRequest.call(
-						this,
-						'DELETE',
-						`/orgs/${await fetchOrgId.call(this)}/webhooks/${webhookId}`,
-					);
+					await deleteEndpoint.call(this, await fetchOrgId.call(this), webhookId);
 				} catch (error) {
-					if ((error as NodeApiError).httpCode === '404') return true;
 					this.logger.error(
 						`Training Lab Trigger: could not delete webhook endpoint ${webhookId}`,
 						{
@@ -186,6 +190,15 @@ function selectedEvents(this: IHookFunctions | IWebhookFunctions): string[] {
 /** The URL n8n serves this trigger at, spelled as the API stores URLs. */
 function ownUrl(this: IHookFunctions): string {
 	return new URL(this.getNodeWebhookUrl('default') as string).href;
+}
+
+/** Deletes an endpoint; one that is already gone is fine. */
+async function deleteEndpoint(this: IHookFunctions, org: string, id: string): Promise<void> {
+	try {
+		await apiRequest.call(this, 'DELETE', `/orgs/${org}/webhooks/${id}`);
+	} catch (error) {
+		if ((error as NodeApiError).httpCode !== '404') throw nodeErrorOf(this, error);
+	}
 }
 
 async function listEndpoints(this: IHookFunctions, org: string): Promise<Endpoint[]> {

@@ -94,6 +94,17 @@ describe('Training Lab Trigger lifecycle', () => {
 		]);
 	});
 
+	it("after n8n's public URL changed, activating again registers the new URL and deletes the old endpoint", async () => {
+		await harness.activate();
+		const before = await endpoints();
+		harness.url = harness.url.replace('127.0.0.1', 'localhost'); // n8n now served at another address
+		await harness.activate();
+		const after = await endpoints();
+		expect(after).toEqual([expect.objectContaining({ url: harness.webhookUrl })]);
+		expect(after[0].id).not.toBe(before[0].id);
+		expect(harness.staticData.webhookId).toBe(after[0].id);
+	});
+
 	it('delete removes the endpoint and forgets it, and tolerates an endpoint that is already gone', async () => {
 		await harness.activate();
 		expect(await harness.deactivate()).toBe(true);

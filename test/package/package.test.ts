@@ -101,6 +101,11 @@ describe('the published package', () => {
 			polling: true,
 			credentials: [{ name: 'trainingLabApi', required: true }],
 		});
+		// n8n's node creator merges "Training Lab Trigger" into the "Training Lab" entry and shows the
+		// trigger's description for both: it must describe the actions too, not only the trigger.
+		expect(loader.getNode('trainingLabTrigger').type.description.description).toMatch(
+			/^Manage .*members, sessions.*start workflows/,
+		);
 		const icons = [node.iconUrl, loader.getCredential('trainingLabApi').type.iconUrl].flatMap(
 			(icon) => (typeof icon === 'object' ? [icon.light, icon.dark] : [icon]),
 		);

@@ -7,6 +7,8 @@ export interface Resource {
 	/** The Operation selector of the resource, then the fields of each operation. */
 	properties: INodeProperties[];
 	operations: ReadonlyMap<string, OperationExecute>;
+	/** Each operation's action ("Create a session"), by operation value. */
+	actions: Record<string, string>;
 }
 
 /**
@@ -41,5 +43,8 @@ export function defineResource(
 			...modules.flatMap((module) => module.description),
 		],
 		operations,
+		actions: Object.fromEntries(
+			modules.map((module) => [module.option.value, module.option.action]),
+		),
 	};
 }
