@@ -7,7 +7,16 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-	{ ignores: ['dist/**', 'nodes/**', 'credentials/**', 'node_modules/**', 'coverage/**'] },
+	{
+		ignores: [
+			'dist/**',
+			'build/**',
+			'nodes/**',
+			'credentials/**',
+			'node_modules/**',
+			'coverage/**',
+		],
+	},
 	js.configs.recommended,
 	...tseslint.configs.recommended,
 	{

@@ -1,6 +1,6 @@
 // The lint n8n applies before it verifies a community package (@n8n/scan-community-package):
 // over the shippable sources (package.json, nodes/, credentials/) and over the packed tarball,
-// with inline eslint-disable comments ignored. Run after `npm run build`.
+// with inline eslint-disable comments ignored. The tarball is the one `npm run package` makes.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ function run(command, args, cwd) {
 }
 
 try {
-	run('npm', ['pack', '--silent', '--pack-destination', work], root);
+	run('npm', ['run', 'package', '--silent', '--', '--pack-destination', work], root);
 	const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
 	const unpacked = join(work, 'package');
 	mkdirSync(unpacked);

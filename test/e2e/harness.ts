@@ -116,11 +116,13 @@ export function ensureN8n(): string {
 	return dir;
 }
 
-/** Builds and packs this package into `work`; returns the tarball's path. */
+/** Builds and packs this package into `work` as it is published (`npm run package`); returns the tarball's path. */
 export function packPackage(work: string): string {
 	run('npm', ['run', 'build'], { cwd: ROOT });
 	const packed = JSON.parse(
-		run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT }),
+		run('npm', ['pack', './build/npm-package', '--json', '--pack-destination', work], {
+			cwd: ROOT,
+		}),
 	);
 	return join(work, packed[0].filename);
 }

@@ -9,14 +9,14 @@ let work: string;
 let unpacked: string;
 let files: string[];
 
-// Built and packed as `npm publish` would (its prepack script is this same build).
+// Built, staged and packed as `npm run package` does; the release publishes that same folder.
 beforeAll(() => {
 	work = mkdtempSync(join(tmpdir(), 'traininglab-pack-'));
 	const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
 	if (build.status !== 0) throw new Error(`npm run build failed: ${build.stdout}${build.stderr}`);
 	const pack = spawnSync(
 		'npm',
-		['pack', '--json', '--ignore-scripts', '--pack-destination', work],
+		['pack', './build/npm-package', '--json', '--pack-destination', work],
 		{ cwd: ROOT, encoding: 'utf8' },
 	);
 	if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
@@ -65,6 +65,26 @@ describe('the published package', () => {
 					path.endsWith('.map'),
 			),
 		).toBe(false);
+	});
+
+	it("ships a package.json with only what an installed package needs, not the repository's development setup", () => {
+		const manifest = JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8'));
+		const repository = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+		for (const field of ['scripts', 'workspaces', 'devDependencies', 'allowScripts'])
+			expect(manifest).not.toHaveProperty(field);
+		for (const field of ['name', 'version', 'description', 'repository', 'bugs', 'homepage', 'n8n'])
+			expect(manifest[field]).toEqual(repository[field]);
+		expect(manifest.description).not.toMatch(/server|implementation/i);
+	});
+
+	it("README starts with the nodes, for npm readers; the API server is named as this repository's, not the package's", () => {
+		const readme = readFileSync(join(unpacked, 'README.md'), 'utf8');
+		const intro = readme.slice(0, readme.indexOf('\n## '));
+		expect(intro).toMatch(/n8n community nodes for the \*\*Training Lab API\*\*/);
+		expect(intro).toMatch(/not part of the npm package/);
+		expect(readme.indexOf('## Install')).toBeLessThan(
+			readme.indexOf('## Developing this repository'),
+		);
 	});
 
 	it('declares no runtime dependencies and n8n-workflow as its only peer dependency', () => {
