@@ -49,6 +49,7 @@ export function endToEndSuite(topology: Topology): void {
 			['closing', 'closing@e2e.test'],
 			['polling', 'polling@e2e.test'],
 			['burst', 'burst@e2e.test'],
+			['errors', 'errors@e2e.test'],
 		]) {
 			orgs[name] = {
 				...bootstrapOrg(databasePath, `E2E ${name}`, email),
