@@ -1,5 +1,7 @@
 // Benchmarks that need the n8n-core harness of the tests run through jest (see bench/run.mts).
 module.exports = {
+	// jest's transform cache stays in the clone, not in /tmp.
+	cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 	testEnvironment: 'node',
 	roots: ['<rootDir>/bench'],
 	testMatch: ['**/*.bench.ts'],

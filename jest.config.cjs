@@ -1,4 +1,6 @@
 module.exports = {
+	// jest's transform cache stays in the clone, not in /tmp.
+	cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
