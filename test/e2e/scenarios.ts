@@ -109,6 +109,27 @@ export function endToEndSuite(topology: Topology): void {
 		return worker?.[0] ?? 'main';
 	}
 
+	/**
+	 * Waits for the first execution of a workflow to succeed and checks it ran where the topology runs
+	 * executions (a worker in queue mode).
+	 */
+	async function firstExecution(
+		workflowId: string,
+		timeoutMs: number,
+	): Promise<{ id: string; status: string; data: any }> {
+		const [execution] = await waitFor(
+			'the execution',
+			async () => {
+				const executions = await client.executions(workflowId);
+				return executions.length > 0 && executions[0].status === 'success' && executions;
+			},
+			timeoutMs,
+			n8n.log,
+		);
+		expect(topology.executors).toContain(executedBy(execution.id));
+		return execution;
+	}
+
 	/** A workflow of one Activity Trigger polling every minute (n8n polls at most once a minute). */
 	function activityWorkflow(name: string, credentialId: string, events: string[]) {
 		return {
@@ -303,16 +324,7 @@ export function endToEndSuite(topology: Topology): void {
 				(await orgs.people.client.delete(`/orgs/${orgs.people.org.id}/members/${trainer.user_id}`))
 					.status,
 			).toBe(204);
-			const [execution] = await waitFor(
-				'the execution',
-				async () => {
-					const executions = await client.executions(workflowId);
-					return executions.length > 0 && executions[0].status === 'success' && executions;
-				},
-				30_000,
-				n8n.log,
-			);
-			expect(topology.executors).toContain(executedBy(execution.id));
+			const execution = await firstExecution(workflowId, 30_000);
 			expect(nodeOutput(execution, 'Offboarding notice')).toEqual([
 				expect.objectContaining({
 					user_id: trainer.user_id,
@@ -408,16 +420,7 @@ export function endToEndSuite(topology: Topology): void {
 			await activate(id, 'closing', webhookUrl);
 
 			const closed = (await orgs.closing.client.post(`/orgs/${orgs.closing.org.id}/close`)).body;
-			const [execution] = await waitFor(
-				'the execution',
-				async () => {
-					const executions = await client.executions(id);
-					return executions.length > 0 && executions[0].status === 'success' && executions;
-				},
-				30_000,
-				n8n.log,
-			);
-			expect(topology.executors).toContain(executedBy(execution.id));
+			const execution = await firstExecution(id, 30_000);
 			expect(nodeOutput(execution, 'Closure record')).toEqual([
 				{
 					org_id: orgs.closing.org.id,
@@ -559,16 +562,7 @@ export function endToEndSuite(topology: Topology): void {
 				60_000,
 				n8n.log,
 			);
-			const [execution] = await waitFor(
-				'the execution',
-				async () => {
-					const executions = await client.executions(id);
-					return executions.length > 0 && executions[0].status === 'success' && executions;
-				},
-				60_000,
-				n8n.log,
-			);
-			expect(topology.executors).toContain(executedBy(execution.id));
+			const execution = await firstExecution(id, 60_000);
 			const created = nodeOutput(execution, 'Created');
 			const failed = nodeOutput(execution, 'Failed');
 			expect(created.map((item) => item.title)).toEqual(['First', 'Third']);

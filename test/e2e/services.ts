@@ -111,16 +111,7 @@ export async function startPostgres(dir: string): Promise<Service> {
 		],
 		{ cwd: dir, env: { ...process.env, LC_ALL: 'C' }, log, ...account, stopSignal: 'SIGINT' },
 	);
-	await waitFor(
-		'PostgreSQL to accept connections',
-		async () => {
-			if (postgres.child.exitCode !== null)
-				throw new Error(`PostgreSQL exited with code ${postgres.child.exitCode}`);
-			return readFileSync(log, 'utf8').includes('ready to accept connections');
-		},
-		60_000,
-		log,
-	);
+	await untilLogged(postgres, 'PostgreSQL', 'ready to accept connections', 60_000);
 	run(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'n8n', 'n8n'], {
 		cwd: dir,
 	});
@@ -148,15 +139,30 @@ export async function startRedis(dir: string): Promise<Service> {
 		],
 		{ cwd: dir, env: process.env, log },
 	);
-	await waitFor(
-		'Redis to accept connections',
-		async () => {
-			if (redis.child.exitCode !== null)
-				throw new Error(`Redis exited with code ${redis.child.exitCode}`);
-			return readFileSync(log, 'utf8').includes('Ready to accept connections');
-		},
-		30_000,
-		log,
-	);
+	await untilLogged(redis, 'Redis', 'Ready to accept connections', 30_000);
 	return { ...redis, port };
+}
+
+/** Waits until a service's log says it is ready; a service that does not get there is stopped. */
+async function untilLogged(
+	service: Process,
+	name: string,
+	ready: string,
+	timeoutMs: number,
+): Promise<void> {
+	try {
+		await waitFor(
+			`${name} to accept connections`,
+			async () => {
+				if (service.child.exitCode !== null)
+					throw new Error(`${name} exited with code ${service.child.exitCode}`);
+				return readFileSync(service.log, 'utf8').includes(ready);
+			},
+			timeoutMs,
+			service.log,
+		);
+	} catch (error) {
+		await service.stop();
+		throw error;
+	}
 }

@@ -10,7 +10,7 @@ import {
 import { TrainingLabActivityTrigger } from '../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node';
 import { serverWithOrg, type TestOrg } from '../server/support/fixtures';
 import type { TestServer } from '../server/support/test-server';
-import { credentialsHelper, PACKAGE } from './support/n8n';
+import { credentialsHelper, onlyNodeType, PACKAGE } from './support/n8n';
 
 const trigger = new TrainingLabActivityTrigger();
 
@@ -46,11 +46,7 @@ class Poller {
 			nodes: [node],
 			connections: {},
 			active: true,
-			nodeTypes: {
-				getByName: () => trigger,
-				getByNameAndVersion: () => trigger,
-				getKnownTypes: () => ({}),
-			},
+			nodeTypes: onlyNodeType(trigger),
 			staticData: { [`node:${node.name}`]: this.staticData },
 		});
 		credentialsHelper.setCredentials({ trainingLabApi: this.credentials });

@@ -8,7 +8,7 @@ import {
 	type IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 import { TrainingLabApi } from '../../../credentials/TrainingLabApi.credentials';
-import { credentialsHelper } from './n8n';
+import { credentialsHelper, onlyNodeType } from './n8n';
 
 export interface CredentialTestResult {
 	status: 'OK' | 'Error';
@@ -60,11 +60,7 @@ export async function testTrainingLabCredential(
 		nodes: [node],
 		connections: {},
 		active: false,
-		nodeTypes: {
-			getByName: () => nodeType,
-			getByNameAndVersion: () => nodeType,
-			getKnownTypes: () => ({}),
-		},
+		nodeTypes: onlyNodeType(nodeType),
 	});
 	credentialsHelper.setCredentials({ [credentialType.name]: data });
 	const additionalData = {

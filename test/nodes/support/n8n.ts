@@ -35,6 +35,15 @@ function lookup(type: string): INodeType {
 	return node;
 }
 
+/** A registry holding one node type, for a workflow made of that node alone. */
+export function onlyNodeType(nodeType: INodeType): INodeTypes {
+	return {
+		getByName: () => nodeType,
+		getByNameAndVersion: () => nodeType,
+		getKnownTypes: () => ({}),
+	};
+}
+
 export const credentialsHelper = new InMemoryCredentialsHelper([new TrainingLabApi()]);
 
 export interface NodeRun {
