@@ -234,6 +234,17 @@ export function endToEndSuite(topology: Topology): void {
 		);
 	}
 
+	/** Deactivates a trigger workflow and waits until the organisation has no endpoint left. */
+	async function deactivate(workflowId: string, org: string): Promise<void> {
+		await client.api('POST', `/workflows/${workflowId}/deactivate`);
+		await waitFor(
+			'every endpoint to be deleted',
+			async () => (await endpointsOf(org)).length === 0,
+			30_000,
+			n8n.log,
+		);
+	}
+
 	describe('bulk session creation on a schedule (examples/bulk-session-creation.json)', () => {
 		let workflowId: string;
 		let workflow: any;
@@ -388,25 +399,13 @@ export function endToEndSuite(topology: Topology): void {
 		});
 
 		it('deactivating deletes the endpoint; activating twice in a row leaves exactly one', async () => {
-			await client.api('POST', `/workflows/${workflowId}/deactivate`);
-			await waitFor(
-				'the endpoint to be deleted',
-				async () => (await endpointsOf('people')).length === 0,
-				30_000,
-				n8n.log,
-			);
+			await deactivate(workflowId, 'people');
 			await client.api('POST', `/workflows/${workflowId}/activate`);
 			await activate(workflowId, 'people', webhookUrl);
 			expect(await endpointsOf('people')).toEqual([expect.objectContaining({ url: webhookUrl })]);
 			// Deactivation deletes the endpoint the trigger knows; a duplicate registered by the second
 			// activation would be left behind, and the endpoints would never reach zero.
-			await client.api('POST', `/workflows/${workflowId}/deactivate`);
-			await waitFor(
-				'every endpoint to be gone',
-				async () => (await endpointsOf('people')).length === 0,
-				30_000,
-				n8n.log,
-			);
+			await deactivate(workflowId, 'people');
 		});
 	});
 
