@@ -136,6 +136,8 @@ export class TrainingLab implements INodeType {
 			},
 		};
 
+		// Run by an AI Agent or an MCP client: what the model reads of an error is its message alone.
+		const asTool = this.getNode().type.endsWith('Tool');
 		const returnData: INodeExecutionData[] = [];
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
@@ -154,11 +156,23 @@ export class TrainingLab implements INodeType {
 					});
 					continue;
 				}
-				throw nodeError;
+				throw asTool ? withDetailsInMessage(nodeError) : nodeError;
 			}
 		}
 		return [returnData];
 	}
+}
+
+/**
+ * The error as an AI tool reports it: models read the message (an agent) or the message and the
+ * description (an MCP client), so the API's code and the HTTP status go into the message for both.
+ */
+function withDetailsInMessage(error: NodeApiError | NodeOperationError) {
+	const details = [error instanceof NodeApiError && `HTTP ${error.httpCode}`, error.description]
+		.filter(Boolean)
+		.join(', ');
+	if (details) error.message = `${error.message} (${details})`;
+	return error;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -7,6 +7,7 @@ import type {
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
 	IPollFunctions,
+	IWorkflowExecutionCustomData,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
@@ -34,6 +35,8 @@ export interface ApiResponse<T = IDataObject> {
 // are safe to repeat (reads, deletes and creates carrying an Idempotency-Key) are sent again.
 const TRANSIENT_RETRY_DELAYS_MS = [500, 1500];
 const TRANSIENT_STATUSES = new Set([502, 503, 504]);
+// How many refusals the API replays for one create before the refusal is taken as the answer.
+const MAX_REFUSALS_REPLAYED = 10;
 
 /**
  * Every request of the package goes through here: base URL from the credential, authentication by
@@ -48,10 +51,12 @@ export async function apiRequestAs<T>(
 ): Promise<ApiResponse<T>> {
 	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
 	const baseUrl = String(credentials.baseUrl).replace(/\/+$/, '');
-	const repeatable = method !== 'POST' || options.idempotencyKey !== undefined;
+	let idempotencyKey = options.idempotencyKey;
+	const repeatable = method !== 'POST' || idempotencyKey !== undefined;
 	const maxRateLimitRetries = maxRateLimitRetriesOf(this, options.itemIndex);
 	let rateLimitRetries = 0;
 	let transientRetries = 0;
+	let refusalsReplayed = 0;
 
 	for (;;) {
 		let response: IN8nHttpFullResponse;
@@ -62,7 +67,7 @@ export async function apiRequestAs<T>(
 				qs: options.qs,
 				body: options.body,
 				json: true,
-				headers: options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {},
+				headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {},
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
 				disableFollowRedirect: true,
@@ -87,6 +92,18 @@ export async function apiRequestAs<T>(
 			transientRetries < TRANSIENT_RETRY_DELAYS_MS.length
 		) {
 			await sleep(TRANSIENT_RETRY_DELAYS_MS[transientRetries++]);
+			continue;
+		}
+		if (
+			statusCode >= 400 &&
+			idempotencyKey !== undefined &&
+			response.headers['idempotent-replayed'] === 'true' &&
+			refusalsReplayed++ < MAX_REFUSALS_REPLAYED
+		) {
+			// The key's first request was refused and created nothing. What refused it may have been
+			// put right since (a version published, a member removed), so the same intent tries again
+			// under a key derived from this one: every later repeat follows the same chain of keys.
+			idempotencyKey = `n8n-retry-${createHash('sha256').update(idempotencyKey).digest('base64url')}`;
 			continue;
 		}
 		if (statusCode >= 400) throw apiError(this, response, options.itemIndex);
@@ -191,15 +208,49 @@ export function nextCursor(link: string | string[] | undefined): string | undefi
 	return next ? (new URL(next).searchParams.get('cursor') ?? undefined) : undefined;
 }
 
-/** An Idempotency-Key for a create: the same execution, node, item and body always give the same key. */
+/**
+ * The Idempotency-Key of a create: one key per intent. It stays the same where n8n runs the same
+ * intent again — the transport's own repeats, Retry On Fail (same run of the node) and n8n's retry
+ * of a failed execution (see runIdOf) — and differs for each item, body, run of the node in an
+ * execution (a loop, each tool call of an AI Agent) and execution or tool call.
+ */
 export function idempotencyKeyFor(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	body: IDataObject,
 ): string {
-	const node = context.getNode();
-	const source = JSON.stringify([context.getExecutionId(), node.id, itemIndex, body]);
+	const { runId, runIndex } = runOf(context);
+	const source = JSON.stringify([runId, context.getNode().id, runIndex, itemIndex, body]);
 	return `n8n-${createHash('sha256').update(source).digest('base64url')}`;
+}
+
+/** Custom data key holding the execution whose creates this execution carries on. */
+export const RUN_ID_KEY = 'traininglab_run';
+
+const runs = new WeakMap<IExecuteFunctions, { runId: string; runIndex: number }>();
+
+/**
+ * Which execution a run of the node belongs to, and which run of the node it is. n8n's retry of a
+ * failed execution starts a new execution (another id) from the failed one's data, custom data
+ * included: the first execution's id is kept there, so a retry's creates carry the first one's keys.
+ * A tool call without an execution (the MCP Server Trigger in one n8n process) gets fresh run data
+ * from n8n, so a random id there makes each call its own intent.
+ */
+function runOf(context: IExecuteFunctions): { runId: string; runIndex: number } {
+	let run = runs.get(context);
+	if (!run) {
+		const proxy = context.getWorkflowDataProxy(0);
+		const customData = (proxy.$execution as { customData?: IWorkflowExecutionCustomData })
+			.customData;
+		let runId = customData?.get(RUN_ID_KEY);
+		if (!runId) {
+			runId = context.getExecutionId() ?? randomUUID();
+			customData?.set(RUN_ID_KEY, runId);
+		}
+		run = { runId, runIndex: proxy.$runIndex as number };
+		runs.set(context, run);
+	}
+	return run;
 }
 
 const DEFAULT_MAX_RATE_LIMIT_RETRIES = 5;

@@ -85,8 +85,19 @@ export const roleOptions = [
 	{ name: 'Trainer', value: 'trainer' },
 ];
 
-/** Return All / Limit of every list operation. */
+/**
+ * Return All / Limit of every list operation. Where the node is an AI tool there is only a limit:
+ * a whole list could flood the model's context.
+ */
 export function returnAllOrLimit(): INodeProperties[] {
+	const limit: INodeProperties = {
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+	};
 	return [
 		{
 			displayName: 'Return All',
@@ -94,15 +105,9 @@ export function returnAllOrLimit(): INodeProperties[] {
 			type: 'boolean',
 			default: false,
 			description: 'Whether to return all results or only up to a given limit',
+			displayOptions: { show: { '@tool': [false] } },
 		},
-		{
-			displayName: 'Limit',
-			name: 'limit',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: 50,
-			description: 'Max number of results to return',
-			displayOptions: { show: { returnAll: [false] } },
-		},
+		{ ...limit, displayOptions: { show: { '@tool': [false], returnAll: [false] } } },
+		{ ...limit, default: 25, displayOptions: { show: { '@tool': [true] } } },
 	];
 }

@@ -1,13 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiRequestAllItems } from '../../shared/transport';
 
-/** Fetches a list honouring the operation's Return All / Limit parameters. */
+/** Fetches a list honouring the operation's Return All (not offered to AI tools) / Limit parameters. */
 export async function getList(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	path: string,
 ): Promise<IDataObject[]> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
 	return await apiRequestAllItems.call(this, path, { limit, itemIndex });
 }

@@ -41,6 +41,7 @@ export function defineResource(
 				default: defaultOperation,
 			},
 			...modules.flatMap((module) => module.description),
+			...modules.flatMap((module) => toolProperties(value, module)),
 		],
 		operations,
 		actions: Object.fromEntries(
@@ -48,3 +49,36 @@ export function defineResource(
 		),
 	};
 }
+
+/**
+ * The tool node's Description (what the model reads; n8n adds no field of its own when a node has
+ * `toolDescription`) and warning, for one operation; shown only where the node is an AI tool.
+ */
+function toolProperties(resource: string, module: OperationModule): INodeProperties[] {
+	const displayOptions = {
+		show: { '@tool': [true], resource: [resource], operation: [module.option.value] },
+	};
+	const properties: INodeProperties[] = [];
+	if (module.toolWarning) {
+		properties.push({
+			displayName: module.toolWarning,
+			name: 'toolWarning',
+			type: 'notice',
+			default: '',
+			displayOptions,
+		});
+	}
+	properties.push({ ...toolDescriptionField, default: module.toolDescription, displayOptions });
+	return properties;
+}
+
+const toolDescriptionField: INodeProperties = {
+	displayName: 'Tool Description',
+	name: 'toolDescription',
+	type: 'string',
+	default: '',
+	required: true,
+	typeOptions: { rows: 4 },
+	description:
+		'What the AI model reads about this tool: what it does, which IDs it needs and where to get them, what cannot be undone',
+};

@@ -25,4 +25,8 @@ export interface OperationModule {
 	option: OperationOption;
 	description: INodeProperties[];
 	execute: OperationExecute;
+	/** What a model reads of the operation when the node is an AI tool: what it does, the ids it needs and where they come from, the state it requires, what cannot be undone. */
+	toolDescription: string;
+	/** Shown on the tool node in the editor: why to think before handing this operation to a model. */
+	toolWarning?: string;
 }

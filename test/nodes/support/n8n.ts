@@ -13,6 +13,7 @@ import {
 	type IRun,
 	type IRunExecutionData,
 	type IWorkflowExecuteAdditionalData,
+	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { TrainingLabApi } from '../../../credentials/TrainingLabApi.credentials';
 import { TrainingLab } from '../../../nodes/TrainingLab/TrainingLab.node';
@@ -69,6 +70,11 @@ export interface RunOptions {
 	executionId?: string;
 	/** The workflow's timezone (default UTC). */
 	timezone?: string;
+	/**
+	 * Run data to go on from, as n8n does when a node runs again later in the same execution (a loop)
+	 * or when it retries a failed execution (see `loopAgain` and `retryExecution`).
+	 */
+	startFrom?: { data: IRunExecutionData; mode: WorkflowExecuteMode };
 }
 
 function trainingLabNode(
@@ -87,7 +93,7 @@ function trainingLabNode(
 	};
 }
 
-function additionalDataFor(
+export function additionalDataFor(
 	executionId: string,
 	extra: Partial<IWorkflowExecuteAdditionalData> = {},
 ): IWorkflowExecuteAdditionalData {
@@ -158,7 +164,8 @@ export async function runTrainingLab(
 	credentialsHelper.setCredentials({ trainingLabApi: options.credentials });
 
 	const executionId = options.executionId ?? randomUUID();
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+	const mode = options.startFrom?.mode ?? 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: workflow.id,
 		name: 'test',
 		nodes: [node],
@@ -169,19 +176,23 @@ export async function runTrainingLab(
 	const additionalData = additionalDataFor(executionId, { hooks });
 
 	const input = (options.input ?? [{}]).map((json) => ({ json }));
-	const runExecutionData = {
-		version: 1,
-		resultData: { runData: {} },
-		executionData: {
-			contextData: {},
-			metadata: {},
-			nodeExecutionStack: [{ node, data: { main: [input] }, source: null }],
-			waitingExecution: {},
-			waitingExecutionSource: {},
-		},
-	} as unknown as IRunExecutionData;
+	const runExecutionData =
+		options.startFrom?.data ??
+		({
+			version: 1,
+			resultData: { runData: {} },
+			executionData: {
+				contextData: {},
+				metadata: {},
+				nodeExecutionStack: [{ node, data: { main: [input] }, source: null }],
+				waitingExecution: {},
+				waitingExecutionSource: {},
+			},
+		} as unknown as IRunExecutionData);
+	const stack = runExecutionData.executionData!.nodeExecutionStack;
+	if (stack.length === 0) stack.push({ node, data: { main: [input] }, source: null });
 
-	await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(
+	await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(
 		workflow,
 	);
 	const run = await finished.promise;
@@ -193,4 +204,30 @@ export async function runTrainingLab(
 		run,
 		executionId,
 	};
+}
+
+/**
+ * The run data with which the node runs once more in the same execution with the same input, as it
+ * does in a loop: n8n puts it back on the execution stack, and the run index grows.
+ */
+export function loopAgain(run: NodeRun): RunOptions['startFrom'] {
+	const data = structuredClone(run.run.data);
+	data.executionData!.nodeExecutionStack = [];
+	return { data, mode: 'manual' };
+}
+
+/**
+ * The run data of n8n's retry of a failed execution (ExecutionService.retry in n8n 2.x): the failed
+ * execution's data, its error removed and the failed run of the last node dropped, run again in
+ * mode `retry` under a new execution id. Its custom data comes along.
+ */
+export function retryExecution(failed: NodeRun): RunOptions['startFrom'] {
+	const data = structuredClone(failed.run.data);
+	const { lastNodeExecuted } = data.resultData;
+	if (lastNodeExecuted) {
+		delete data.resultData.error;
+		const runs = data.resultData.runData[lastNodeExecuted];
+		if (runs?.at(-1)?.error !== undefined) runs.pop();
+	}
+	return { data, mode: 'retry' };
 }

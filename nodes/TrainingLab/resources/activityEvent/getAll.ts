@@ -11,6 +11,10 @@ export const option: OperationOption = {
 	description: "List the organization's activity log, newest first",
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Lists the organization's activity log, newest first: each event has an id, a type (such as member.removed or session.created), occurred_at, the actor's e-mail and data. Returns at most the configured number of events. Needs an admin API key.";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['activityEvent'], operation: ['getAll'] } },
 	[

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { roleOptions } from '../../shared/descriptions';
-import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
+import { choiceField, choiceValue } from '../../shared/choices';
+import { additionalFields, createResource } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -10,6 +11,13 @@ export const option: OperationOption = {
 	action: 'Create an API key',
 	description: 'Create an API key owned by you',
 };
+
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Creates an API key owned by the credential's user, with a unique name and a role (admin or trainer, never above the user's own). The answer holds the full secret key, shown only this once: it becomes part of this conversation. Needs an admin API key.";
+
+export const toolWarning =
+	"The new key's full secret is returned to the model and stays in its conversation, the execution data and any MCP client's logs. Expose this tool only where that is acceptable.";
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['apiKey'], operation: ['create'] } },
@@ -22,14 +30,17 @@ export const description: INodeProperties[] = updateDisplayOptions(
 			required: true,
 			description: 'Unique among the active keys of the organization',
 		},
-		{
-			displayName: 'Role',
-			name: 'role',
-			type: 'options',
-			options: roleOptions,
-			default: 'trainer',
-			description: 'The role the key acts with, never above that of its user',
-		},
+		...choiceField(
+			{
+				displayName: 'Role',
+				name: 'role',
+				type: 'options',
+				options: roleOptions,
+				default: 'trainer',
+				description: 'The role the key acts with, never above that of its user',
+			},
+			{ key: 'role', description: 'The role the new key acts with.' },
+		),
 		{
 			displayName:
 				'The full key is in the output of this run only: store it safely, it cannot be shown again',
@@ -37,6 +48,7 @@ export const description: INodeProperties[] = updateDisplayOptions(
 			type: 'notice',
 			default: '',
 		},
+		additionalFields(),
 	],
 );
 
@@ -47,9 +59,12 @@ export async function execute(
 ): Promise<IDataObject> {
 	const body = {
 		name: this.getNodeParameter('name', itemIndex) as string,
-		role: this.getNodeParameter('role', itemIndex) as string,
+		role: choiceValue.call(this, 'role', itemIndex),
 	};
-	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	const path = `/orgs/${await context.orgId(itemIndex)}/api-keys`;
-	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex })).body;
+	return await createResource.call(
+		this,
+		itemIndex,
+		`/orgs/${await context.orgId(itemIndex)}/api-keys`,
+		body,
+	);
 }

@@ -11,6 +11,10 @@ export const option: OperationOption = {
 	description: 'List the API keys of the organization',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Lists the organization's API keys (id, name, prefix, role, created_at, revoked_at) without their secrets. Needs an admin API key.";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['apiKey'], operation: ['getAll'] } },
 	returnAllOrLimit(),

@@ -10,6 +10,13 @@ export const option: OperationOption = {
 	description: 'Revoke an API key',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	'Revokes an API key by its id (a UUID from listing API keys): the key stops working at once. Cannot be undone. Needs an admin API key.';
+
+export const toolWarning =
+	'A model that calls this tool revokes API keys at once, which cannot be undone. Consider a human review step for this tool.';
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['apiKey'], operation: ['revoke'] } },
 	[

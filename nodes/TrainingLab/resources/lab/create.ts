@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
+import { choiceField, choiceValue } from '../../shared/choices';
+import { additionalFields, createResource } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -9,6 +10,10 @@ export const option: OperationOption = {
 	action: 'Create a lab',
 	description: 'Create a lab',
 };
+
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	'Creates a lab with a name unique in the organization and a tier: container, vm or cluster. A new lab has no version: create and publish a version before sessions can use it. Needs an admin API key.';
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['lab'], operation: ['create'] } },
@@ -21,26 +26,29 @@ export const description: INodeProperties[] = updateDisplayOptions(
 			required: true,
 			description: 'Unique within the organization',
 		},
-		{
-			displayName: 'Tier',
-			name: 'tier',
-			type: 'options',
-			options: [
-				{ name: 'Cluster', value: 'cluster' },
-				{ name: 'Container', value: 'container' },
-				{ name: 'VM', value: 'vm' },
-			],
-			default: 'container',
-			description: 'The kind of environment the lab runs in',
-		},
+		...choiceField(
+			{
+				displayName: 'Tier',
+				name: 'tier',
+				type: 'options',
+				options: [
+					{ name: 'Cluster', value: 'cluster' },
+					{ name: 'Container', value: 'container' },
+					{ name: 'VM', value: 'vm' },
+				],
+				default: 'container',
+				description: 'The kind of environment the lab runs in',
+			},
+			{ key: 'tier', description: 'The kind of environment the lab runs in.' },
+		),
+		additionalFields(),
 	],
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const body = {
 		name: this.getNodeParameter('name', itemIndex) as string,
-		tier: this.getNodeParameter('tier', itemIndex) as string,
+		tier: choiceValue.call(this, 'tier', itemIndex),
 	};
-	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	return (await apiRequest.call(this, 'POST', '/labs', { body, idempotencyKey, itemIndex })).body;
+	return await createResource.call(this, itemIndex, '/labs', body);
 }

@@ -11,6 +11,10 @@ export const option: OperationOption = {
 	description: 'List the labs of the organization',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Lists the organization's labs (id, name, tier, created_at). A lab's id is what listing or creating its versions needs.";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['lab'], operation: ['getAll'] } },
 	returnAllOrLimit(),

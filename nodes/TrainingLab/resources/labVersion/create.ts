@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { labLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
-import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
+import { additionalFields, createResource } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -12,6 +12,10 @@ export const option: OperationOption = {
 	description: 'Create a draft version of a lab',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Creates the next draft version of a lab, given the lab's id (a UUID from listing labs); the version is numbered one above the lab's latest. A draft must be published before sessions can use it. Needs an admin API key.";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['labVersion'], operation: ['create'] } },
 	[
@@ -19,16 +23,11 @@ export const description: INodeProperties[] = updateDisplayOptions(
 			...labLocator,
 			description: 'The lab to add a draft version to; it is numbered one above the latest',
 		},
+		additionalFields(),
 	],
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const labId = locatorValue.call(this, 'lab', itemIndex);
-	const idempotencyKey = idempotencyKeyFor(this, itemIndex, { labId });
-	return (
-		await apiRequest.call(this, 'POST', `/labs/${encodeURIComponent(labId)}/versions`, {
-			idempotencyKey,
-			itemIndex,
-		})
-	).body;
+	return await createResource.call(this, itemIndex, `/labs/${encodeURIComponent(labId)}/versions`);
 }

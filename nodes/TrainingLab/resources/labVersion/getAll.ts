@@ -11,6 +11,10 @@ export const option: OperationOption = {
 	description: 'List the versions of a lab',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Lists the versions of a lab, given the lab's id (a UUID from listing labs): id, version number, status (draft or published), published_at. A session needs the id of a published version.";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['labVersion'], operation: ['getAll'] } },
 	[labLocator, ...returnAllOrLimit()],

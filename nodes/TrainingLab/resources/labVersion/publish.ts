@@ -12,6 +12,10 @@ export const option: OperationOption = {
 	description: 'Publish a draft version so sessions can use it',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Publishes a draft version of a lab, given the lab's id and the version's id (UUIDs from listing labs and their versions), so that sessions can use it. A published version cannot go back to draft. Needs an admin API key.";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['labVersion'], operation: ['publish'] } },
 	[labLocator, draftLabVersionLocator],

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { personFields, roleOptions } from '../../shared/descriptions';
-import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
+import { choiceField, choiceValue } from '../../shared/choices';
+import { additionalFields, createResource } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -11,17 +12,25 @@ export const option: OperationOption = {
 	description: 'Add a member to the organization',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	'Adds a person to the organization by e-mail and name, with a role: admin or trainer. Fails with already_member if the e-mail is already a member. Needs an admin API key.';
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['member'], operation: ['add'] } },
 	[
 		...personFields,
-		{
-			displayName: 'Role',
-			name: 'role',
-			type: 'options',
-			options: roleOptions,
-			default: 'trainer',
-		},
+		...choiceField(
+			{
+				displayName: 'Role',
+				name: 'role',
+				type: 'options',
+				options: roleOptions,
+				default: 'trainer',
+			},
+			{ key: 'role', description: 'The role of the new member.' },
+		),
+		additionalFields(),
 	],
 );
 
@@ -33,9 +42,12 @@ export async function execute(
 	const body = {
 		email: this.getNodeParameter('email', itemIndex) as string,
 		name: this.getNodeParameter('name', itemIndex) as string,
-		role: this.getNodeParameter('role', itemIndex) as string,
+		role: choiceValue.call(this, 'role', itemIndex),
 	};
-	const path = `/orgs/${await context.orgId(itemIndex)}/members`;
-	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex })).body;
+	return await createResource.call(
+		this,
+		itemIndex,
+		`/orgs/${await context.orgId(itemIndex)}/members`,
+		body,
+	);
 }

@@ -11,6 +11,10 @@ export const option: OperationOption = {
 	description: 'List the members of the organization',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Lists the members of the organization: user_id, email, name and role (admin or trainer). A member's user_id is what updating a role or removing a member needs.";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['member'], operation: ['getAll'] } },
 	returnAllOrLimit(),

@@ -12,6 +12,13 @@ export const option: OperationOption = {
 	description: 'Remove a member and revoke their API keys',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	'Removes a member by user_id (a UUID from listing members) and revokes all of their API keys at once. Cannot be undone (the person can only be added again as a new member). The last admin cannot be removed. Needs an admin API key.';
+
+export const toolWarning =
+	'A model that calls this tool removes members and revokes their keys, which cannot be undone. Consider a human review step for this tool.';
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['member'], operation: ['remove'] } },
 	[

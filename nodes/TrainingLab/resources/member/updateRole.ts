@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
+import { choiceField, choiceValue } from '../../shared/choices';
 import { memberLocator, roleOptions } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { apiRequest } from '../../../shared/transport';
@@ -12,18 +13,25 @@ export const option: OperationOption = {
 	description: "Change a member's role",
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Changes a member's role, given the member's user_id (a UUID from listing members) and the new role: admin or trainer. The last admin cannot be demoted. Needs an admin API key.";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['member'], operation: ['updateRole'] } },
 	[
 		memberLocator,
-		{
-			displayName: 'Role',
-			name: 'role',
-			type: 'options',
-			options: roleOptions,
-			default: 'trainer',
-			description: 'The new role. The last admin cannot be demoted.',
-		},
+		...choiceField(
+			{
+				displayName: 'Role',
+				name: 'role',
+				type: 'options',
+				options: roleOptions,
+				default: 'trainer',
+				description: 'The new role. The last admin cannot be demoted.',
+			},
+			{ key: 'role', description: 'The new role of the member.' },
+		),
 	],
 );
 
@@ -33,7 +41,7 @@ export async function execute(
 	context: ExecutionContext,
 ): Promise<IDataObject> {
 	const userId = locatorValue.call(this, 'member', itemIndex);
-	const body = { role: this.getNodeParameter('role', itemIndex) as string };
+	const body = { role: choiceValue.call(this, 'role', itemIndex) };
 	const path = `/orgs/${await context.orgId(itemIndex)}/members/${encodeURIComponent(userId)}`;
 	return (await apiRequest.call(this, 'PATCH', path, { body, itemIndex })).body;
 }

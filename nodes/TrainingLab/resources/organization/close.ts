@@ -10,6 +10,13 @@ export const option: OperationOption = {
 	description: 'Close the organization of the API key for good',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Closes the credential's organization for good: every API key of the organization, this one included, stops working at once and nothing more can be done through it. Cannot be undone. Call it only when a person has explicitly asked to close the organization. Needs an admin API key.";
+
+export const toolWarning =
+	"A model that calls this tool closes the organization for good: every API key stops working. Attach it only where a person approves each call (for example n8n's human review for tools).";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['organization'], operation: ['close'] } },
 	[

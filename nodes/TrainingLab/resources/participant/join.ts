@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { personFields } from '../../shared/descriptions';
-import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
+import { additionalFields, createResource } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -10,6 +10,10 @@ export const option: OperationOption = {
 	action: 'Join a session with its join code',
 	description: 'Add a participant to the session the join code belongs to',
 };
+
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Adds a participant (e-mail and name) to a session with the session's 8-character join code. Fails if the code is unknown or was rotated, the session has ended or is full, or the e-mail already joined.";
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['participant'], operation: ['join'] } },
@@ -24,6 +28,7 @@ export const description: INodeProperties[] = updateDisplayOptions(
 			description: 'The 8-character join code of the session',
 		},
 		...personFields,
+		additionalFields(),
 	],
 );
 
@@ -33,6 +38,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		email: this.getNodeParameter('email', itemIndex) as string,
 		name: this.getNodeParameter('name', itemIndex) as string,
 	};
-	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
-	return (await apiRequest.call(this, 'POST', '/join', { body, idempotencyKey, itemIndex })).body;
+	return await createResource.call(this, itemIndex, '/join', body);
 }

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { publishedLabVersionLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { toRfc3339 } from '../../shared/time';
-import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
+import { additionalFields, createResource } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -12,6 +12,10 @@ export const option: OperationOption = {
 	action: 'Create a session',
 	description: 'Create a scheduled training session',
 };
+
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Creates a scheduled training session: a title, the id of a published lab version (a UUID from listing a lab's versions) and a capacity from 1 to 1000 participants, optionally when it starts (ISO 8601 date-time). Each call creates a new session.";
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['create'] } },
@@ -34,38 +38,18 @@ export const description: INodeProperties[] = updateDisplayOptions(
 			required: true,
 			description: 'How many participants the session holds',
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Idempotency Key',
-					name: 'idempotencyKey',
-					type: 'string',
-					default: '',
-					description:
-						'Identifies this session across executions (for example an ID from your source list): a second create with the same key returns the first session instead of a duplicate. By default the key is derived from the execution, node and item.',
-				},
-				{
-					displayName: 'Starts At',
-					name: 'startsAt',
-					type: 'dateTime',
-					default: '',
-					description: 'When the session starts',
-				},
-			],
-		},
+		additionalFields({
+			displayName: 'Starts At',
+			name: 'startsAt',
+			type: 'dateTime',
+			default: '',
+			description: 'When the session starts',
+		}),
 	],
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const additional = this.getNodeParameter('additionalFields', itemIndex) as {
-		startsAt?: string;
-		idempotencyKey?: string;
-	};
+	const additional = this.getNodeParameter('additionalFields', itemIndex) as { startsAt?: string };
 	const body: IDataObject = {
 		title: this.getNodeParameter('title', itemIndex) as string,
 		lab_version_id: locatorValue.call(this, 'labVersion', itemIndex),
@@ -73,7 +57,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	};
 	if (additional.startsAt)
 		body.starts_at = toRfc3339(String(additional.startsAt), this.getTimezone());
-	const idempotencyKey = additional.idempotencyKey || idempotencyKeyFor(this, itemIndex, body);
-	return (await apiRequest.call(this, 'POST', '/sessions', { body, idempotencyKey, itemIndex }))
-		.body;
+	return await createResource.call(this, itemIndex, '/sessions', body);
 }

@@ -13,6 +13,13 @@ export const option: OperationOption = {
 	description: 'Delete a session that is not running',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	'Deletes a session by its id (a UUID from listing sessions). A running session cannot be deleted: end it first. Cannot be undone.';
+
+export const toolWarning =
+	'A model that calls this tool deletes sessions, which cannot be undone. Consider a human review step for this tool.';
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['delete'] } },
 	[

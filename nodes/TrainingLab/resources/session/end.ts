@@ -12,6 +12,10 @@ export const option: OperationOption = {
 	description: 'End a running session',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	'Ends a running session by its id (a UUID from listing sessions): running → ended. An ended session cannot be started again, and nobody can join it any more.';
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['end'] } },
 	[{ ...sessionLocator, description: 'A running session to end' }],

@@ -12,6 +12,10 @@ export const option: OperationOption = {
 	description: 'Get a session with its participant count',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	'Gets one session by its id (a UUID from listing sessions): title, state (scheduled, running or ended), capacity, starts_at, lab_version_id and the number of participants.';
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['get'] } },
 	[sessionLocator],

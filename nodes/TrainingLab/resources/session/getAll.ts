@@ -11,6 +11,10 @@ export const option: OperationOption = {
 	description: 'List sessions',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Lists the organization's sessions (id, title, state, capacity, starts_at, lab_version_id). Returns at most the configured number of sessions.";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['getAll'] } },
 	returnAllOrLimit(),

@@ -12,6 +12,10 @@ export const option: OperationOption = {
 	description: 'Replace the join code of a session',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Gives a session a new 8-character join code, given the session's id (a UUID from listing sessions), and returns it. The previous code stops working at once.";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['rotateJoinCode'] } },
 	[

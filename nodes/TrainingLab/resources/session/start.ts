@@ -12,6 +12,10 @@ export const option: OperationOption = {
 	description: 'Start a scheduled session',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	'Starts a scheduled session by its id (a UUID from listing sessions): scheduled → running.';
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['session'], operation: ['start'] } },
 	[{ ...sessionLocator, description: 'A scheduled session to start' }],

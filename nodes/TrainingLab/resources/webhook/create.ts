@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { EVENT_TYPE_OPTIONS } from '../../../shared/events';
-import { apiRequest, idempotencyKeyFor } from '../../../shared/transport';
+import { choiceField, choiceValues } from '../../shared/choices';
+import { additionalFields, createResource } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -10,6 +11,13 @@ export const option: OperationOption = {
 	action: 'Create a webhook endpoint',
 	description: 'Register a URL to receive signed events',
 };
+
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Registers a URL to receive the organization's events (signed POST requests), for the given event types. The answer holds the endpoint's signing secret, shown only this once. Needs an admin API key.";
+
+export const toolWarning =
+	"The endpoint's signing secret is returned to the model and stays in its conversation, the execution data and any MCP client's logs. Expose this tool only where that is acceptable.";
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['create'] } },
@@ -23,22 +31,23 @@ export const description: INodeProperties[] = updateDisplayOptions(
 			placeholder: 'https://example.com/hooks/training-lab',
 			description: 'An https URL of a public host that receives the signed events',
 		},
-		{
-			displayName: 'Event Types',
-			name: 'eventTypes',
-			type: 'multiOptions',
-			options: EVENT_TYPE_OPTIONS,
-			default: [],
-			required: true,
-		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [{ displayName: 'Description', name: 'description', type: 'string', default: '' }],
-		},
+		...choiceField(
+			{
+				displayName: 'Event Types',
+				name: 'eventTypes',
+				type: 'multiOptions',
+				options: EVENT_TYPE_OPTIONS,
+				default: [],
+				required: true,
+			},
+			{ key: 'event_types', description: 'The events the endpoint receives.' },
+		),
+		additionalFields({
+			displayName: 'Description',
+			name: 'description',
+			type: 'string',
+			default: '',
+		}),
 	],
 );
 
@@ -49,10 +58,10 @@ export async function execute(
 ): Promise<IDataObject> {
 	const body: IDataObject = {
 		url: this.getNodeParameter('url', itemIndex) as string,
-		event_types: this.getNodeParameter('eventTypes', itemIndex) as string[],
-		...(this.getNodeParameter('additionalFields', itemIndex) as IDataObject),
+		event_types: choiceValues.call(this, 'eventTypes', itemIndex),
 	};
-	const idempotencyKey = idempotencyKeyFor(this, itemIndex, body);
+	const additional = this.getNodeParameter('additionalFields', itemIndex) as IDataObject;
+	if (additional.description) body.description = additional.description;
 	const path = `/orgs/${await context.orgId(itemIndex)}/webhooks`;
-	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex })).body;
+	return await createResource.call(this, itemIndex, path, body);
 }

@@ -11,6 +11,13 @@ export const option: OperationOption = {
 	description: 'Delete a webhook endpoint',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	'Deletes a webhook endpoint by its id (a UUID from listing webhook endpoints); deliveries not yet sent to it are dropped. Cannot be undone. Needs an admin API key.';
+
+export const toolWarning =
+	'A model that calls this tool deletes webhook endpoints, which cannot be undone. Consider a human review step for this tool.';
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['delete'] } },
 	[webhookIdField],

@@ -11,6 +11,10 @@ export const option: OperationOption = {
 	description: 'Get one endpoint by ID, without its secret',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	'Gets one webhook endpoint by its id (a UUID from listing webhook endpoints): url, event_types, enabled, description; never its secret. Needs an admin API key.';
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['get'] } },
 	[webhookIdField],

@@ -11,6 +11,10 @@ export const option: OperationOption = {
 	description: 'List the webhook endpoints',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	"Lists the organization's webhook endpoints (id, url, event_types, enabled, description), without secrets. Needs an admin API key.";
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['getAll'] } },
 	returnAllOrLimit(),

@@ -12,6 +12,10 @@ export const option: OperationOption = {
 	description: 'List deliveries to an endpoint, newest first',
 };
 
+/** What a model reads of this operation when the node is an AI tool. */
+export const toolDescription =
+	'Lists the deliveries to a webhook endpoint, given its id (a UUID from listing webhook endpoints), newest first: event, status (pending, succeeded, failed or exhausted), attempts and the last error. Needs an admin API key.';
+
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['getDeliveries'] } },
 	[

@@ -1,0 +1,41 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { apiRequest, idempotencyKeyFor } from '../../shared/transport';
+
+/** Additional Fields → Idempotency Key, offered by every create. */
+export const idempotencyKeyField: INodeProperties = {
+	displayName: 'Idempotency Key',
+	name: 'idempotencyKey',
+	type: 'string',
+	default: '',
+	description:
+		'Identifies what this item creates across executions (for example an ID from your source list): a second create with the same key within 24 hours returns the first result instead of a duplicate. By default a key is derived from the execution, the run of the node, the item and its fields.',
+};
+
+/**
+ * POSTs a create with its Idempotency-Key: the item's Additional Fields → Idempotency Key, or one
+ * derived from the run, the item and what is created (path and body).
+ */
+export async function createResource(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	path: string,
+	body?: IDataObject,
+): Promise<IDataObject> {
+	const given = this.getNodeParameter('additionalFields.idempotencyKey', itemIndex, '') as string;
+	const idempotencyKey = given || idempotencyKeyFor(this, itemIndex, { path, ...body });
+	return (await apiRequest.call(this, 'POST', path, { body, idempotencyKey, itemIndex })).body;
+}
+
+/** The Additional Fields collection of a create: `fields` and the Idempotency Key, by name. */
+export function additionalFields(...fields: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [...fields, idempotencyKeyField].sort((a, b) =>
+			a.displayName.localeCompare(b.displayName),
+		),
+	};
+}
