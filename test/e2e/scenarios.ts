@@ -16,6 +16,7 @@ import {
 	type N8n,
 	type Process,
 } from './harness';
+import { aiToolScenarios } from './ai-scenarios';
 
 /** How n8n runs in a suite: one process, or scaled out in queue mode. */
 export interface Topology {
@@ -50,6 +51,9 @@ export function endToEndSuite(topology: Topology): void {
 			['polling', 'polling@e2e.test'],
 			['burst', 'burst@e2e.test'],
 			['errors', 'errors@e2e.test'],
+			['tools', 'tools@e2e.test'],
+			['agent', 'agent@e2e.test'],
+			['retry', 'retry@e2e.test'],
 		]) {
 			orgs[name] = {
 				...bootstrapOrg(databasePath, `E2E ${name}`, email),
@@ -807,5 +811,26 @@ export function endToEndSuite(topology: Topology): void {
 				node.properties.filter((p) => p.name === 'operation').length,
 			);
 		});
+	});
+
+	aiToolScenarios({
+		n8n: () => n8n,
+		client: () => client,
+		proxy: () => proxy,
+		org: (name) => orgs[name],
+		credential,
+		importExample,
+		executions: (workflowId, done) =>
+			waitFor(
+				'the executions',
+				async () => {
+					const executions = await client.executions(workflowId);
+					return done(executions) && executions;
+				},
+				120_000,
+				n8n.log,
+			),
+		executors: topology.executors,
+		executedBy,
 	});
 }

@@ -22,6 +22,8 @@ export class LossyProxy {
 	/** How many more responses to matching requests to lose. */
 	losses = 0;
 	lose: (req: IncomingMessage) => boolean = () => false;
+	/** Requests for which the server seems down: the connection is cut before anything is forwarded. */
+	refuse: (req: IncomingMessage) => boolean = () => false;
 	url = '';
 	#server: Server;
 
@@ -34,6 +36,11 @@ export class LossyProxy {
 				idempotencyKey: req.headers['idempotency-key'] as string | undefined,
 			};
 			this.exchanges.push(exchange);
+			if (this.refuse(req)) {
+				exchange.lost = true;
+				req.socket.destroy();
+				return;
+			}
 			const drop = this.losses > 0 && this.lose(req);
 			if (drop) this.losses--;
 			exchange.lost = drop;

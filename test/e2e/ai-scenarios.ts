@@ -1,0 +1,353 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ApiClient } from '../server/support/api-client';
+import type { LossyProxy } from '../nodes/support/proxy';
+import { waitFor, type N8n, type N8nClient } from './harness';
+import { ScriptedModel, type ScriptedCall } from './scripted-model';
+
+/** What the AI scenarios use of the suite around them (one n8n, one API server). */
+export interface Suite {
+	n8n(): N8n;
+	client(): N8nClient;
+	proxy(): LossyProxy;
+	org(name: 'tools' | 'agent' | 'retry'): {
+		org: { id: string };
+		api_key: string;
+		client: ApiClient;
+	};
+	credential(name: string, baseUrl: string, apiKey: string): Promise<string>;
+	importExample(
+		name: string,
+		replacements: Record<string, string>,
+	): Promise<{ id: string; workflow: any }>;
+	/** Waits for the workflow's executions until `done` holds for them. */
+	executions(
+		workflowId: string,
+		done: (executions: Array<{ id: string; status: string; data: any }>) => boolean,
+	): Promise<Array<{ id: string; status: string; data: any }>>;
+	executors: string[];
+	executedBy(executionId: string): string;
+}
+
+/** The organisation's first lab's published and draft versions (bootstrap --demo makes both). */
+async function versionsOf(api: ApiClient): Promise<{ published: string; draft: string }> {
+	const lab = (await api.get('/labs')).body[0];
+	const versions = (await api.get(`/labs/${lab.id}/versions`)).body as Array<{
+		id: string;
+		status: string;
+	}>;
+	return {
+		published: versions.find((version) => version.status === 'published')!.id,
+		draft: versions.find((version) => version.status === 'draft')!.id,
+	};
+}
+
+async function sessionIdsTitled(api: ApiClient, title: string): Promise<string[]> {
+	return (await api.getAll('/sessions?limit=200')).items
+		.filter((session: { title: string }) => session.title === title)
+		.map((session: { id: string }) => session.id)
+		.sort();
+}
+
+export function aiToolScenarios(suite: Suite): void {
+	describe('the tools behind an MCP Server Trigger (examples/mcp-server.json), called by an MCP client', () => {
+		const token = `mcp-${randomUUID()}`;
+		let mcp: Client;
+		let api: ApiClient;
+		let versions: { published: string; draft: string };
+
+		/** Calls a tool; `text` is what the client (and so the model) reads. */
+		async function call(
+			name: string,
+			args: Record<string, unknown>,
+		): Promise<{ isError: boolean; text: string }> {
+			const result = (await mcp.callTool({ name, arguments: args })) as {
+				isError?: boolean;
+				content: Array<{ type: string; text: string }>;
+			};
+			return { isError: result.isError === true, text: result.content[0].text };
+		}
+
+		beforeAll(async () => {
+			const tools = suite.org('tools');
+			api = tools.client;
+			versions = await versionsOf(api);
+			const credentialId = await suite.credential('Training Lab tools', api.baseUrl, tools.api_key);
+			const bearer = await suite.client().api<{ id: string }>('POST', '/credentials', {
+				name: "MCP clients' token",
+				type: 'httpBearerAuth',
+				data: { token },
+			});
+			const { id } = await suite.importExample('mcp-server', {
+				YOUR_CREDENTIAL_ID: credentialId,
+				YOUR_MCP_BEARER_CREDENTIAL_ID: bearer.id,
+			});
+			await suite.client().api('POST', `/workflows/${id}/activate`);
+			const url = new URL(`${suite.n8n().webhookBase}/mcp/training-lab`);
+			mcp = await waitFor(
+				'the MCP server to answer',
+				async () => {
+					const client = new Client({ name: 'traininglab-e2e', version: '1.0.0' });
+					await client.connect(
+						new StreamableHTTPClientTransport(url, {
+							requestInit: { headers: { authorization: `Bearer ${token}` } },
+						}),
+					);
+					return client;
+				},
+				60_000,
+				suite.n8n().log,
+			);
+		}, 120_000);
+
+		afterAll(async () => {
+			await mcp?.close();
+		});
+
+		it('lists every tool with the description and arguments written for a model', async () => {
+			const { tools } = await mcp.listTools();
+			expect(tools.map((tool) => tool.name).sort()).toEqual(
+				[
+					'Add_member',
+					'Create_session',
+					'Get_session',
+					'List_lab_versions',
+					'List_labs',
+					'Who_am_I',
+				].sort(),
+			);
+			const create = tools.find((tool) => tool.name === 'Create_session')!;
+			expect(create.description).toMatch(/^Creates a scheduled training session/);
+			expect(Object.keys(create.inputSchema.properties ?? {}).sort()).toEqual([
+				'capacity',
+				'lab_version_id',
+				'title',
+			]);
+			const add = tools.find((tool) => tool.name === 'Add_member')!;
+			expect(
+				(add.inputSchema.properties as Record<string, { description?: string }>).role.description,
+			).toMatch(/One of: admin, trainer/);
+		});
+
+		it('answers reads, and every create call creates, even one repeated word for word', async () => {
+			const me = await call('Who_am_I', {});
+			expect(JSON.parse(me.text)).toEqual([
+				expect.objectContaining({
+					org: expect.objectContaining({ id: suite.org('tools').org.id }),
+				}),
+			]);
+			const args = {
+				title: 'Asked twice over MCP',
+				lab_version_id: versions.published,
+				capacity: 6,
+			};
+			const first = await call('Create_session', args);
+			const second = await call('Create_session', args);
+			const ids = [JSON.parse(first.text)[0].id, JSON.parse(second.text)[0].id];
+			expect(ids[0]).not.toBe(ids[1]);
+			expect(await sessionIdsTitled(api, 'Asked twice over MCP')).toEqual(ids.sort());
+			const got = await call('Get_session', { session_id: ids[0] });
+			expect(JSON.parse(got.text)[0]).toMatchObject({ id: ids[0], participants: 0 });
+		});
+
+		it("a refused call is an error carrying the API's message, code and status; nothing is created", async () => {
+			const refused = await call('Create_session', {
+				title: 'Refused over MCP',
+				lab_version_id: versions.draft,
+				capacity: 6,
+			});
+			expect(refused.isError).toBe(true);
+			expect(refused.text).toMatch(/draft.*\(HTTP 409, Error code: lab_version_not_published\)/s);
+			expect(await sessionIdsTitled(api, 'Refused over MCP')).toEqual([]);
+		});
+
+		it('add a member, remove them in the API, add again: the member is there', async () => {
+			const orgId = suite.org('tools').org.id;
+			const args = { email: 'again@mcp.test', name: 'Again', role: 'Trainer' };
+			const added = JSON.parse((await call('Add_member', args)).text)[0];
+			expect(added).toMatchObject({ email: 'again@mcp.test', role: 'trainer' });
+			expect((await api.delete(`/orgs/${orgId}/members/${added.user_id}`)).status).toBe(204);
+			const again = JSON.parse((await call('Add_member', args)).text)[0];
+			expect(again.user_id).not.toBe(added.user_id);
+			const members = (await api.get(`/orgs/${orgId}/members`)).body as Array<{
+				user_id: string;
+				email: string;
+			}>;
+			expect(members.filter((member) => member.email === 'again@mcp.test')).toEqual([
+				expect.objectContaining({ user_id: again.user_id }),
+			]);
+		});
+	});
+
+	describe('the AI Agent with the OpenAI Chat Model node (examples/ai-agent.json), a scripted model', () => {
+		let model: ScriptedModel;
+		let chatUrl: string;
+		let api: ApiClient;
+		let versions: { published: string; draft: string };
+
+		/** Sends a chat message whose script the model plays; resolves to the tool results the model got. */
+		async function chat(calls: ScriptedCall[]): Promise<string[]> {
+			const response = await fetch(chatUrl, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({
+					action: 'sendMessage',
+					sessionId: randomUUID(),
+					chatInput: `Please do this. SCRIPT:${JSON.stringify(calls)}`,
+				}),
+			});
+			const text = await response.text();
+			expect({ status: response.status, text }).toEqual({ status: 200, text: expect.any(String) });
+			const output = (JSON.parse(text) as { output: string }).output;
+			return JSON.parse(output.replace(/^RESULTS:/, '')) as string[];
+		}
+
+		beforeAll(async () => {
+			model = await ScriptedModel.start();
+			const agent = suite.org('agent');
+			api = agent.client;
+			versions = await versionsOf(api);
+			const credentialId = await suite.credential('Training Lab agent', api.baseUrl, agent.api_key);
+			const openAi = await suite.client().api<{ id: string }>('POST', '/credentials', {
+				name: 'Scripted model',
+				type: 'openAiApi',
+				data: { apiKey: 'sk-scripted', url: model.url, header: false },
+			});
+			const { id, workflow } = await suite.importExample('ai-agent', {
+				YOUR_CREDENTIAL_ID: credentialId,
+				YOUR_OPENAI_CREDENTIAL_ID: openAi.id,
+			});
+			await suite.client().api('POST', `/workflows/${id}/activate`);
+			chatUrl = `${suite.n8n().webhookBase}/webhook/${workflow.nodes[0].webhookId}/chat`;
+			await waitFor(
+				'the chat webhook to be registered',
+				async () => (await fetch(chatUrl, { method: 'POST', body: '{}' })).status !== 404,
+				60_000,
+				suite.n8n().log,
+			);
+		}, 120_000);
+
+		afterAll(async () => {
+			await model?.stop();
+		});
+
+		it('two identical create calls in one turn create two sessions, and the model reads both', async () => {
+			const args = {
+				title: 'Asked twice of the agent',
+				lab_version_id: versions.published,
+				capacity: 4,
+			};
+			const results = await chat([
+				{ tool: 'Create_session', args },
+				{ tool: 'Create_session', args },
+			]);
+			const ids = results.map((result) => JSON.parse(result)[0].id as string);
+			expect(ids).toHaveLength(2);
+			expect(ids[0]).not.toBe(ids[1]);
+			expect(await sessionIdsTitled(api, 'Asked twice of the agent')).toEqual(ids.sort());
+			const offered = model.requests[0].tools.map((tool) => tool.function.name).sort();
+			expect(offered).toEqual([
+				'Create_session',
+				'List_lab_versions',
+				'List_labs',
+				'List_sessions',
+			]);
+		});
+
+		it("a refused call reaches the model with the API's message, code and status", async () => {
+			const [result] = await chat([
+				{
+					tool: 'Create_session',
+					args: { title: 'Refused by the agent', lab_version_id: versions.draft, capacity: 4 },
+				},
+			]);
+			expect(result).toMatch(/draft.*\(HTTP 409, Error code: lab_version_not_published\)/s);
+			expect(await sessionIdsTitled(api, 'Refused by the agent')).toEqual([]);
+		});
+	});
+
+	describe("n8n's retry of a failed execution", () => {
+		it('a bulk run whose API went away half-way, retried in n8n, ends with every session exactly once', async () => {
+			const retry = suite.org('retry');
+			const proxy = suite.proxy();
+			const { published } = await versionsOf(retry.client);
+			const credentialId = await suite.credential('Training Lab retry', proxy.url, retry.api_key);
+			const path = randomUUID();
+			const rows = Array.from({ length: 20 }, (_, index) => ({ title: `Retried ${index + 1}` }));
+			const node = (name: string, type: string, x: number, extra: object) => ({
+				id: randomUUID(),
+				name,
+				type,
+				position: [x, 0],
+				...extra,
+			});
+			const { id } = await suite.client().api<{ id: string }>('POST', '/workflows', {
+				name: 'Bulk creation that fails half-way',
+				nodes: [
+					node('Webhook', 'n8n-nodes-base.webhook', 0, {
+						typeVersion: 2,
+						webhookId: path,
+						parameters: { path, httpMethod: 'POST', responseMode: 'onReceived' },
+					}),
+					node('Rows', 'n8n-nodes-base.code', 200, {
+						typeVersion: 2,
+						parameters: { jsCode: `return ${JSON.stringify(rows.map((json) => ({ json })))};` },
+					}),
+					node('Create session', 'n8n-nodes-traininglab.trainingLab', 400, {
+						typeVersion: 1,
+						parameters: {
+							resource: 'session',
+							operation: 'create',
+							title: '={{ $json.title }}',
+							labVersion: { __rl: true, mode: 'id', value: published },
+							capacity: 10,
+						},
+						credentials: { trainingLabApi: { id: credentialId, name: 'Training Lab retry' } },
+					}),
+				],
+				connections: {
+					Webhook: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
+					Rows: { main: [[{ node: 'Create session', type: 'main', index: 0 }]] },
+				},
+				settings: { executionOrder: 'v1' },
+			});
+			await suite.client().api('POST', `/workflows/${id}/activate`);
+
+			// From the 11th create on, the API cannot be reached.
+			let creates = 0;
+			proxy.refuse = (req) => req.method === 'POST' && ++creates > 10;
+			const url = `${suite.n8n().webhookBase}/webhook/${path}`;
+			await waitFor('the webhook', async () => (await fetch(url, { method: 'POST' })).ok, 60_000);
+			const [failed] = await suite.executions(
+				id,
+				(executions) => executions.length === 1 && executions[0].status === 'error',
+			);
+			const titles = async () =>
+				(await retry.client.getAll('/sessions?limit=200')).items
+					.map((session: { title: string }) => session.title)
+					.sort();
+			expect(await titles()).toEqual(
+				rows
+					.slice(0, 10)
+					.map((row) => row.title)
+					.sort(),
+			);
+
+			// The API is back; the execution is retried as a person does from the executions list.
+			proxy.refuse = () => false;
+			await suite.client().api('POST', `/executions/${failed.id}/retry`, { loadWorkflow: false });
+			const executions = await suite.executions(
+				id,
+				(all) =>
+					all.length === 2 &&
+					all.every((execution) => !['new', 'running', 'waiting'].includes(execution.status)),
+			);
+			const retried = executions.find((execution) => execution.id !== failed.id)!;
+			expect(retried.status).toBe('success');
+			expect(suite.executors).toContain(suite.executedBy(retried.id));
+			expect(await titles()).toEqual(rows.map((row) => row.title).sort());
+			await suite.client().api('POST', `/workflows/${id}/deactivate`);
+		}, 180_000);
+	});
+}
