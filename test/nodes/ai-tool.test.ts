@@ -226,3 +226,143 @@ describe('what a model reads', () => {
 		});
 	});
 });
+
+describe('every operation as a tool', () => {
+	it('runs with every input it needs from the model, through the whole life of a lab and a session', async () => {
+		const { server: own, org: fresh } = await serverWithOrg(
+			{ WEBHOOK_ALLOW_INSECURE_URLS: 'true' },
+			'Lifecycle Org',
+		);
+		const called = new Set<string>();
+		const id = (key: string) => ({ __rl: true, mode: 'id', value: fromAi(key, `The ${key}`) });
+		async function use(
+			resource: string,
+			operation: string,
+			parameters: Record<string, unknown>,
+			args: Record<string, unknown>,
+		): Promise<Array<Record<string, any>>> {
+			const session = toolSession(
+				{ resource, operation, ...parameters },
+				{ credentials: { baseUrl: own.url, apiKey: fresh.admin.key! } },
+			);
+			const tool = await session.tool();
+			expect(Object.keys(schemaOf(tool)).sort()).toEqual(Object.keys(args).sort());
+			called.add(`${resource}:${operation}`);
+			return parsed(await tool.invoke(args));
+		}
+		try {
+			const [me] = await use('identity', 'get', {}, {});
+			expect(me.role).toBe('admin');
+			const [lab] = await use(
+				'lab',
+				'create',
+				{ name: fromAi('name', 'Lab name') },
+				{ name: 'Lifecycle', tier: 'container' },
+			);
+			expect((await use('lab', 'getAll', {}, {})).map((l) => l.id)).toContain(lab.id);
+			const [version] = await use(
+				'labVersion',
+				'create',
+				{ lab: id('lab_id') },
+				{ lab_id: lab.id },
+			);
+			await use(
+				'labVersion',
+				'publish',
+				{ lab: id('lab_id'), labVersion: id('version_id') },
+				{ lab_id: lab.id, version_id: version.id },
+			);
+			const versions = await use('labVersion', 'getAll', { lab: id('lab_id') }, { lab_id: lab.id });
+			expect(versions[0]).toMatchObject({ id: version.id, status: 'published' });
+
+			const [session] = await use('session', 'create', createSessionTool, {
+				title: 'Lifecycle session',
+				lab_version_id: version.id,
+				capacity: 2,
+			});
+			const [{ join_code: code }] = await use(
+				'session',
+				'rotateJoinCode',
+				{ session: id('session_id') },
+				{ session_id: session.id },
+			);
+			await use(
+				'participant',
+				'join',
+				{
+					joinCode: fromAi('join_code', 'Join code'),
+					email: fromAi('email', 'E-mail'),
+					name: fromAi('name', 'Name'),
+				},
+				{ join_code: code, email: 'p@life.test', name: 'P' },
+			);
+			for (const operation of ['start', 'end'])
+				await use('session', operation, { session: id('session_id') }, { session_id: session.id });
+			const [ended] = await use(
+				'session',
+				'get',
+				{ session: id('session_id') },
+				{ session_id: session.id },
+			);
+			expect(ended).toMatchObject({ state: 'ended', participants: 1 });
+			expect((await use('session', 'getAll', {}, {})).map((s) => s.id)).toContain(session.id);
+			await use('session', 'delete', { session: id('session_id') }, { session_id: session.id });
+
+			const [member] = await use(
+				'member',
+				'add',
+				{ email: fromAi('email', 'E-mail'), name: fromAi('name', 'Name') },
+				{ email: 'm@life.test', name: 'M', role: 'trainer' },
+			);
+			await use(
+				'member',
+				'updateRole',
+				{ member: id('user_id') },
+				{ user_id: member.user_id, role: 'admin' },
+			);
+			expect(
+				(await use('member', 'getAll', {}, {})).find((m) => m.user_id === member.user_id),
+			).toMatchObject({
+				role: 'admin',
+			});
+			await use('member', 'remove', { member: id('user_id') }, { user_id: member.user_id });
+
+			const [key] = await use(
+				'apiKey',
+				'create',
+				{ name: fromAi('name', 'Key name') },
+				{ name: 'for a bot', role: 'trainer' },
+			);
+			expect((await use('apiKey', 'getAll', {}, {})).map((k) => k.id)).toContain(key.id);
+			await use('apiKey', 'revoke', { keyId: fromAi('key_id', 'Key') }, { key_id: key.id });
+
+			const [hook] = await use(
+				'webhook',
+				'create',
+				{ url: fromAi('url', 'Where events go') },
+				{ url: 'http://127.0.0.1:9/life', event_types: 'session.created' },
+			);
+			const webhookId = { webhookId: fromAi('webhook_id', 'Endpoint') };
+			await use('webhook', 'get', webhookId, { webhook_id: hook.id });
+			expect((await use('webhook', 'getAll', {}, {})).map((w) => w.id)).toEqual([hook.id]);
+			await use('webhook', 'getDeliveries', webhookId, { webhook_id: hook.id });
+			await use('webhook', 'delete', webhookId, { webhook_id: hook.id });
+			expect((await use('activityEvent', 'getAll', {}, {}))[0].type).toBe('webhook.deleted');
+
+			await use('organization', 'close', {}, {});
+			expect((await fresh.admin.get('/me')).status).toBe(401);
+
+			const node = new TrainingLab();
+			const every = node.description.properties
+				.filter((property) => property.name === 'operation')
+				.flatMap((property) =>
+					(property.options as Array<{ value: string }>).map(
+						(option) => `${property.displayOptions!.show!.resource![0]}:${option.value}`,
+					),
+				);
+			expect([...called].sort()).toEqual(every.sort());
+		} finally {
+			await own.stop();
+		}
+	});
+});
