@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_RETRY_SCHEDULE_S } from '../server/src/config.ts';
 import { openDatabase } from '../server/src/db/connection.ts';
 import { createServices } from '../server/src/services/index.ts';
 import { load, type LoadResult } from './load.mts';
@@ -20,7 +21,10 @@ export function seedSessions(
 	count: number,
 ): { versionId: string; sessionIds: string[] } {
 	const db = openDatabase(databasePath);
-	const services = createServices(db, { allowInsecureWebhookUrls: true });
+	const services = createServices(db, {
+		allowInsecureWebhookUrls: true,
+		webhookRetryScheduleSeconds: DEFAULT_RETRY_SCHEDULE_S,
+	});
 	const actor = {
 		orgId: boot.org.id,
 		userId: boot.user.id,

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_RETRY_SCHEDULE_S } from '../server/src/config.ts';
 import { openDatabase } from '../server/src/db/connection.ts';
 import { createServices } from '../server/src/services/index.ts';
 import {
@@ -58,7 +59,10 @@ export async function benchWebhookDelivery(options: {
 		await server.stop();
 
 		const db = openDatabase(databasePath);
-		const services = createServices(db, { allowInsecureWebhookUrls: true });
+		const services = createServices(db, {
+			allowInsecureWebhookUrls: true,
+			webhookRetryScheduleSeconds: DEFAULT_RETRY_SCHEDULE_S,
+		});
 		const actor = {
 			orgId: boot.org.id,
 			userId: boot.user.id,

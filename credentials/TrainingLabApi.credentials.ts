@@ -35,7 +35,8 @@ export class TrainingLabApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			placeholder: 'tlk_…',
-			description: 'An API key of your organisation (Administration → API keys)',
+			description:
+				"An API key of your organisation, shown once when it was created (by the Training Lab node's API Key → Create, or the server's bootstrap command)",
 			required: true,
 		},
 	];

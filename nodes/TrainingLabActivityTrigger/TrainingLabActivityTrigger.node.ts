@@ -8,7 +8,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { EVENT_TYPE_OPTIONS } from '../shared/events';
 import { eventsSubtitle } from '../shared/subtitle';
-import { apiRequestPages, fetchAdminOrgId } from '../shared/transport';
+import { apiPath, apiRequestPages, fetchAdminOrgId } from '../shared/transport';
 
 interface ActivityEvent extends IDataObject {
 	id: string;
@@ -145,7 +145,8 @@ async function* newestFirst(
 	orgId: string,
 	pageSize = PAGE_SIZE,
 ): AsyncGenerator<ActivityEvent> {
-	for await (const page of eventPages.call(this, `/orgs/${orgId}/events`, pageSize)) yield* page;
+	for await (const page of eventPages.call(this, apiPath`/orgs/${orgId}/events`, pageSize))
+		yield* page;
 }
 
 /**

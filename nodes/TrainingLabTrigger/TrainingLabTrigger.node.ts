@@ -9,6 +9,7 @@ import type {
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 import { signatureProblem } from './signature';
 import {
+	apiPath,
 	apiRequest,
 	apiRequestAllItems,
 	apiRequestAs,
@@ -84,7 +85,7 @@ export class TrainingLabTrigger implements INodeType {
 				const org = await fetchAdminOrgId.call(this, ENDPOINT_NEEDS);
 				let endpoint: Endpoint;
 				try {
-					const path = `/orgs/${org}/webhooks/${stored.webhookId}`;
+					const path = apiPath`/orgs/${org}/webhooks/${stored.webhookId}`;
 					endpoint = (await requestEndpoint.call(this, 'GET', path)).body;
 				} catch (error) {
 					if ((error as NodeApiError).httpCode === '404') return false;
@@ -115,7 +116,7 @@ export class TrainingLabTrigger implements INodeType {
 					event_types: selectedEvents.call(this),
 					description: `n8n workflow "${this.getWorkflow().name ?? this.getWorkflow().id}"`,
 				};
-				const path = `/orgs/${org}/webhooks`;
+				const path = apiPath`/orgs/${org}/webhooks`;
 				let created: Endpoint;
 				try {
 					created = (await requestEndpoint.call(this, 'POST', path, { body })).body;
@@ -195,14 +196,17 @@ function ownUrl(this: IHookFunctions): string {
 /** Deletes an endpoint; one that is already gone is fine. */
 async function deleteEndpoint(this: IHookFunctions, org: string, id: string): Promise<void> {
 	try {
-		await apiRequest.call(this, 'DELETE', `/orgs/${org}/webhooks/${id}`);
+		await apiRequest.call(this, 'DELETE', apiPath`/orgs/${org}/webhooks/${id}`);
 	} catch (error) {
 		if ((error as NodeApiError).httpCode !== '404') throw nodeErrorOf(this, error);
 	}
 }
 
 async function listEndpoints(this: IHookFunctions, org: string): Promise<Endpoint[]> {
-	return (await apiRequestAllItems.call(this, `/orgs/${org}/webhooks`)) as unknown as Endpoint[];
+	return (await apiRequestAllItems.call(
+		this,
+		apiPath`/orgs/${org}/webhooks`,
+	)) as unknown as Endpoint[];
 }
 
 function sameSet(a: string[], b: string[]): boolean {

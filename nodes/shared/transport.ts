@@ -12,7 +12,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-export const CREDENTIAL_TYPE = 'trainingLabApi';
+const CREDENTIAL_TYPE = 'trainingLabApi';
 
 type Context = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IPollFunctions;
 
@@ -167,6 +167,14 @@ export function nodeErrorOf(
 	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }
 
+/**
+ * A path of the API with every interpolated value URL-encoded, so that no ID can change the path:
+ * apiPath`/orgs/${orgId}/members/${userId}`.
+ */
+export function apiPath(strings: TemplateStringsArray, ...values: string[]): string {
+	return strings.reduce((path, part, index) => path + encodeURIComponent(values[index - 1]) + part);
+}
+
 /** A request whose answer is a JSON object, the usual case; `apiRequestAs<T>` for any other shape. */
 export const apiRequest = apiRequestAs<IDataObject>;
 const requestPrincipal = apiRequestAs<{ org: { id: string }; role: string }>;
@@ -225,7 +233,7 @@ export function idempotencyKeyFor(
 }
 
 /** Custom data key holding the execution whose creates this execution carries on. */
-export const RUN_ID_KEY = 'traininglab_run';
+const RUN_ID_KEY = 'traininglab_run';
 
 const runs = new WeakMap<IExecuteFunctions, { runId: string; runIndex: number }>();
 

@@ -16,7 +16,7 @@ import type { Services } from './services/index.ts';
 export const API_PREFIX = '/api/v1';
 export const API_VERSION = '1.0.0';
 
-export interface AppDeps {
+interface AppDeps {
 	config: Config;
 	services: Services;
 	logger: Logger;
@@ -48,7 +48,10 @@ export function createApp(deps: AppDeps): Express {
 	const api = express.Router();
 	const rateLimiter = new RateLimiter({ ...deps.config.rateLimit, clock: deps.clock });
 	api.use(identifyCaller(deps.services.apiKeys), rateLimiter.middleware());
-	const openApiDocument = buildOpenApiDocument(ROUTES, { version: API_VERSION });
+	const openApiDocument = buildOpenApiDocument(ROUTES, {
+		version: API_VERSION,
+		prefix: API_PREFIX,
+	});
 	api.get('/openapi.json', (_req, res) => {
 		res.json(openApiDocument);
 	});

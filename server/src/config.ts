@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { DEFAULT_RETRY_SCHEDULE_S } from './services/deliveries.ts';
+
+/** Seconds between webhook delivery attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27 hours in all). */
+export const DEFAULT_RETRY_SCHEDULE_S: readonly number[] = [
+	5, 300, 1800, 7200, 18000, 36000, 36000,
+];
 
 const Flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 const Seconds = z.coerce.number<string>().positive();
@@ -65,6 +69,45 @@ export interface Config {
 		concurrency: number;
 		dnsTimeoutMs: number;
 	};
+}
+
+/** What each variable means, for `npm start -- --help`; a test holds it to the variables above. */
+export const VARIABLE_MEANINGS: Record<keyof z.input<typeof Env>, string> = {
+	PORT: 'listen port (0: any free port; the server prints the one it got)',
+	HOST: 'listen address',
+	PUBLIC_URL: 'where clients reach the server, the base of every absolute URL it emits',
+	DATABASE_PATH: 'SQLite file, created with its folder (:memory: allowed)',
+	RATE_LIMIT_REQUESTS: 'request budget per API key per window',
+	RATE_LIMIT_WINDOW_S: 'length of that window, seconds',
+	WEBHOOK_ALLOW_INSECURE_URLS:
+		'true allows http:// and non-public webhook targets (development only)',
+	WEBHOOK_RETRY_SCHEDULE_S: 'delays between webhook delivery attempts, seconds',
+	WEBHOOK_TIMEOUT_MS: 'per-attempt webhook timeout',
+	WEBHOOK_CONCURRENCY: 'webhook deliveries in flight at once',
+	WEBHOOK_DNS_TIMEOUT_MS: 'bound on resolving a webhook host when an endpoint is created',
+	HTTP_HEADERS_TIMEOUT_MS: 'time a client has to send the request headers',
+	HTTP_REQUEST_TIMEOUT_MS: 'time a client has to send the whole request',
+	HTTP_KEEP_ALIVE_TIMEOUT_MS: 'how long an idle keep-alive connection stays open',
+};
+
+/** The help of `npm start`: every configuration variable with its default and meaning. */
+export function configurationHelp(): string {
+	const defaults = Env.parse({}) as Record<string, unknown>;
+	const rows = Object.entries(VARIABLE_MEANINGS).map(([name, meaning]) => {
+		const value = defaults[name];
+		const shown = value === undefined ? '(the listen address)' : String(value);
+		return `  ${name.padEnd(28)} ${meaning}
+  ${''.padEnd(28)} default: ${shown}`;
+	});
+	return [
+		'Usage: npm start            (or: node server/src/main.ts)',
+		'',
+		'Starts the Training Lab API server. It is configured by environment variables:',
+		'',
+		...rows,
+		'',
+		'Example: PORT=3001 DATABASE_PATH=./data/dev.sqlite npm start',
+	].join('\n');
 }
 
 /** Configuration from environment variables; an invalid value stops the server with a message naming it. */

@@ -1,3 +1,6 @@
+import { roleOptions, tierOptions } from '../../nodes/TrainingLab/shared/descriptions';
+import { ROLES } from '../../server/src/schemas/common';
+import { LAB_TIERS } from '../../server/src/schemas/labs';
 import { createOrg, type TestOrg, serverWithOrg } from '../server/support/fixtures';
 import { type TestServer } from '../server/support/test-server';
 import { byId, fromList, json, nodeRunner } from './support/fixtures';
@@ -274,5 +277,12 @@ describe('Training Lab node operations', () => {
 			closed_at: expect.any(String),
 		});
 		expect((await doomed.admin.get('/me')).status).toBe(401);
+	});
+});
+
+describe("the node's choices", () => {
+	it("are the server's roles and lab tiers", () => {
+		expect(roleOptions.map((option) => option.value).sort()).toEqual([...ROLES].sort());
+		expect(tierOptions.map((option) => option.value).sort()).toEqual([...LAB_TIERS].sort());
 	});
 });

@@ -1,10 +1,12 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { VARIABLE_MEANINGS } from '../../server/src/config.ts';
 import { MIGRATIONS } from '../../server/src/db/migrations.ts';
 import { ApiClient } from './support/api-client.ts';
-import { npmRun, spawnServer } from './support/processes.ts';
+import { npmRun, ROOT, spawnServer } from './support/processes.ts';
 import { head, RawConnection } from './support/raw-http.ts';
 import { eventually } from '../support/eventually.ts';
 
@@ -134,5 +136,50 @@ describe('the server process', () => {
 		await expect(spawnServer({ ...env, DATABASE_PATH: newer })).rejects.toThrow(
 			/schema version 99 is newer/,
 		);
+	});
+
+	it('on a port already in use stops with a message saying what to do, exit code 1', async () => {
+		const first = await spawnServer(env);
+		try {
+			const port = new URL(first.url).port;
+			const second = spawnSync(process.execPath, ['server/src/main.ts'], {
+				cwd: ROOT,
+				env: { ...process.env, ...env, PORT: port },
+				encoding: 'utf8',
+			});
+			expect(second.status).toBe(1);
+			expect(second.stderr.trim()).toBe(
+				`Port ${port} on 127.0.0.1 is already in use. Stop what listens there, or start on another port: PORT=${Number(port) + 1} npm start (PORT=0 takes any free port).`,
+			);
+		} finally {
+			await first.stop();
+		}
+	});
+});
+
+describe('npm start -- --help', () => {
+	it('prints every configuration variable with its default and starts nothing', () => {
+		const help = spawnSync('npm', ['start', '--silent', '--', '--help'], {
+			cwd: ROOT,
+			env: { ...process.env, ...env, PORT: '0' },
+			encoding: 'utf8',
+		});
+		expect(help.status).toBe(0);
+		expect(help.stdout).not.toMatch(/listening on/);
+		for (const variable of Object.keys(VARIABLE_MEANINGS))
+			expect(help.stdout).toMatch(new RegExp(`^  ${variable} `, 'm'));
+		expect(help.stdout).toMatch(/^ +default: 3000$/m);
+		expect(help.stdout).toMatch(/^ +default: 5,300,1800,7200,18000,36000,36000$/m);
+	});
+
+	it('an unknown argument is refused with the same help, exit code 2', () => {
+		const refused = spawnSync(process.execPath, ['server/src/main.ts', '--port', '4000'], {
+			cwd: ROOT,
+			env: { ...process.env, ...env, PORT: '0' },
+			encoding: 'utf8',
+		});
+		expect(refused.status).toBe(2);
+		expect(refused.stderr).toMatch(/^Unknown argument: --port \(the server takes none/);
+		expect(refused.stderr).toMatch(/^  PORT /m);
 	});
 });

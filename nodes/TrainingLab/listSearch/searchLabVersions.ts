@@ -1,5 +1,5 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { apiRequestAllItems } from '../../shared/transport';
+import { apiPath, apiRequestAllItems } from '../../shared/transport';
 import { matches } from './matches';
 
 /** Published versions of every lab, shown with the lab's name: what a session can be created on. */
@@ -10,7 +10,10 @@ export async function searchPublishedLabVersions(
 	const labs = await apiRequestAllItems.call(this, '/labs');
 	const results: INodeListSearchResult['results'] = [];
 	for (const lab of labs) {
-		const versions = await apiRequestAllItems.call(this, `/labs/${lab.id}/versions`);
+		const versions = await apiRequestAllItems.call(
+			this,
+			apiPath`/labs/${lab.id as string}/versions`,
+		);
 		for (const version of versions.filter((v) => v.status === 'published')) {
 			const name = `${lab.name} — v${version.version}`;
 			if (matches(filter, name)) results.push({ name, value: version.id as string });
@@ -29,7 +32,7 @@ export async function searchDraftLabVersions(
 	if (!labId) return { results: [] };
 	const versions: IDataObject[] = await apiRequestAllItems.call(
 		this,
-		`/labs/${encodeURIComponent(labId)}/versions`,
+		apiPath`/labs/${labId}/versions`,
 	);
 	return {
 		results: versions

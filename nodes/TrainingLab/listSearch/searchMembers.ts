@@ -1,5 +1,5 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { apiRequestAllItems, fetchOrgId } from '../../shared/transport';
+import { apiPath, apiRequestAllItems, fetchOrgId } from '../../shared/transport';
 import { matches } from './matches';
 
 export async function searchMembers(
@@ -8,7 +8,7 @@ export async function searchMembers(
 ): Promise<INodeListSearchResult> {
 	const members = await apiRequestAllItems.call(
 		this,
-		`/orgs/${await fetchOrgId.call(this)}/members`,
+		apiPath`/orgs/${await fetchOrgId.call(this)}/members`,
 	);
 	return {
 		results: members

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { apiRequest, idempotencyKeyFor } from '../../shared/transport';
 
 /** Additional Fields → Idempotency Key, offered by every create. */
-export const idempotencyKeyField: INodeProperties = {
+const idempotencyKeyField: INodeProperties = {
 	displayName: 'Idempotency Key',
 	name: 'idempotencyKey',
 	type: 'string',

@@ -85,6 +85,12 @@ export const roleOptions = [
 	{ name: 'Trainer', value: 'trainer' },
 ];
 
+export const tierOptions = [
+	{ name: 'Cluster', value: 'cluster' },
+	{ name: 'Container', value: 'container' },
+	{ name: 'VM', value: 'vm' },
+];
+
 /**
  * Return All / Limit of every list operation. Where the node is an AI tool there is only a limit:
  * a whole list could flood the model's context.

@@ -61,9 +61,13 @@ function main(argv: string[]): number {
 		return 2;
 	}
 
-	const db = openDatabase(loadConfig(process.env).databasePath);
+	const config = loadConfig(process.env);
+	const db = openDatabase(config.databasePath);
 	try {
-		const services = createServices(db, { allowInsecureWebhookUrls: false });
+		const services = createServices(db, {
+			allowInsecureWebhookUrls: false,
+			webhookRetryScheduleSeconds: config.webhooks.retryScheduleSeconds,
+		});
 		const created = bootstrap(db, services, args);
 		console.log(JSON.stringify(created));
 		return 0;

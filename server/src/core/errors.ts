@@ -23,7 +23,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export interface ErrorDetail {
+interface ErrorDetail {
 	path: string;
 	message: string;
 }

@@ -12,7 +12,7 @@ export interface Page<T> {
 }
 
 /** Keyset-paged rows, in the order of their unique `seq`. */
-export type FetchRows<Row> = (after: number, limit: number) => Row[];
+type FetchRows<Row> = (after: number, limit: number) => Row[];
 
 /**
  * One page of a keyset-paged list. `fetch` returns rows after (ascending) or before (descending)

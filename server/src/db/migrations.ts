@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { BOUNDS } from '../schemas/bounds.ts';
 import { inTransaction } from './transaction.ts';
 
-export interface Migration {
+interface Migration {
 	version: number;
 	name: string;
 	sql: string;

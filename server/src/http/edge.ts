@@ -17,7 +17,7 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-export interface HttpServer {
+interface HttpServer {
 	server: Server;
 	/**
 	 * Stops accepting connections, closes idle keep-alive connections at once, lets the requests in

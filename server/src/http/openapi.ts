@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ApiKey, ApiKeyCreate, ApiKeyCreated } from '../schemas/api-keys.ts';
-import { ErrorEnvelope } from '../schemas/errors.ts';
 import { ActivityEvent } from '../schemas/events.ts';
 import { Principal } from '../schemas/identity.ts';
 import { Lab, LabCreate, LabVersion } from '../schemas/labs.ts';
@@ -16,11 +15,22 @@ import {
 } from '../schemas/sessions.ts';
 import { Webhook, WebhookCreate, WebhookCreated, WebhookDelivery } from '../schemas/webhooks.ts';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.ts';
+import { IDEMPOTENCY_TTL_MS } from '../services/idempotency.ts';
+import { MAX_HEADER_BYTES } from './edge.ts';
 import { MAX_BODY_BYTES } from './json-body.ts';
 import { BOUNDS } from '../schemas/bounds.ts';
 import type { AnyRoute } from './route.ts';
 
 type JsonObject = Record<string, unknown>;
+
+/** The error envelope of every error response. */
+const ErrorEnvelope = z.object({
+	error: z.object({
+		code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+		message: z.string(),
+		details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+	}),
+});
 
 // Component names: every request body and response schema a route uses must be listed here.
 const REQUEST_SCHEMAS = {
@@ -64,7 +74,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 export function buildOpenApiDocument(
 	routes: readonly AnyRoute[],
-	options: { version: string },
+	options: { version: string; prefix: string },
 ): JsonObject {
 	const requestNames = namesOf(REQUEST_SCHEMAS);
 	const responseNames = namesOf(RESPONSE_SCHEMAS);
@@ -81,14 +91,15 @@ export function buildOpenApiDocument(
 			description:
 				'Manage members, sessions, labs, API keys and webhooks of a training organisation. ' +
 				'Lists return a bare JSON array and a `Link: <…>; rel="next"` header while more results exist. ' +
-				'Bodies are UTF-8 JSON of at most 100 KB. Any request may also be answered 400 (malformed HTTP or `Host`, ' +
+				`Bodies are UTF-8 JSON of at most ${MAX_BODY_BYTES / 1024} KB. Any request may also be answered 400 (malformed HTTP or \`Host\`, ` +
 				'or a body sent to an endpoint that takes none), 408 (too slow), 413, 417 (unsupported `Expect`) or 431 ' +
-				'(headers over 16 KB), always with the error envelope. ' +
+				`(headers over ${MAX_HEADER_BYTES / 1024} KB), always with the error envelope. ` +
 				`Every \`POST\` accepts an \`Idempotency-Key\` (${BOUNDS.idempotencyKey.min}–${BOUNDS.idempotencyKey.max} characters): the same key, route and body within ` +
-				'24 hours replays the first response with `Idempotent-Replayed: true`; another body gets 409 ' +
-				'`idempotency_conflict`. Responses carry `RateLimit-Policy` and `RateLimit` headers.',
+				`${IDEMPOTENCY_TTL_MS / 3_600_000} hours replays the first response with \`Idempotent-Replayed: true\`; another body gets 409 ` +
+				'`idempotency_conflict`. Every response of an endpoint below this prefix carries `RateLimit-Policy` and `RateLimit` ' +
+				'headers; the answers given before a request reaches one (the 400, 408, 413, 417 and 431 above) do not.',
 		},
-		servers: [{ url: '/api/v1' }],
+		servers: [{ url: options.prefix }],
 		security: [{ bearerAuth: [] }],
 		paths,
 		components: {

@@ -8,7 +8,7 @@ interface Window {
 	used: number;
 }
 
-export interface RateLimitOptions {
+interface RateLimitOptions {
 	requests: number;
 	windowSeconds: number;
 	clock: Clock;

@@ -24,7 +24,7 @@ export interface RouteContext<P extends Schema, Q extends Schema, B extends Sche
  * One endpoint, declared once: Express registration, request validation, the role check and the
  * OpenAPI document are all derived from this.
  */
-export interface RouteDefinition<
+interface RouteDefinition<
 	P extends Schema = Schema,
 	Q extends Schema = Schema,
 	B extends Schema = Schema,

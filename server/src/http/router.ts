@@ -12,7 +12,7 @@ import { assertScopable } from '../services/resource-scope.ts';
 import type { AnyRoute, RouteContext } from './route.ts';
 import { parseInput } from './validate.ts';
 
-export interface RouterDeps {
+interface RouterDeps {
 	services: Services;
 	cursors: CursorSeal;
 	/** Base of absolute URLs, e.g. `https://labs.example.com/api/v1`: never taken from the request. */

@@ -5,7 +5,7 @@ import { randomBase62, toBase62 } from './base62.ts';
 // tlk_ + 32 random base62 characters + 6 base62 characters of CRC32(random part):
 // the checksum lets secret scanners recognise a real key and lets us refuse typos without a lookup.
 const KEY_PATTERN = /^tlk_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
-export const KEY_PREFIX_LENGTH = 12;
+const KEY_PREFIX_LENGTH = 12;
 
 export function generateApiKey(): string {
 	const random = randomBase62(32);

@@ -14,10 +14,10 @@ export interface ApiKeyRow {
 	revoked_at: string | null;
 }
 
-export type NewApiKey = Omit<ApiKeyRow, 'seq' | 'revoked_at'>;
+type NewApiKey = Omit<ApiKeyRow, 'seq' | 'revoked_at'>;
 
 /** Everything authentication needs about a key, in one indexed lookup. */
-export interface KeyCredentialRow {
+interface KeyCredentialRow {
 	key_id: string;
 	key_hash: Buffer;
 	key_role: Role;

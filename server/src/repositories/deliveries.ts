@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'exhausted';
+import type { DeliveryStatus } from '../schemas/webhooks.ts';
 
 export interface DeliveryRow {
 	seq: number;

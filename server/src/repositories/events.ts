@@ -10,7 +10,7 @@ export interface EventRow {
 	/** JSON text */
 	data: string;
 }
-export type NewEvent = Omit<EventRow, 'seq'>;
+type NewEvent = Omit<EventRow, 'seq'>;
 
 export class EventRepository {
 	readonly #insert;

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 
-export interface IdempotencyRow {
+interface IdempotencyRow {
 	org_id: string;
 	route: string;
 	key: string;

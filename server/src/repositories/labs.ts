@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { Lab } from '../schemas/labs.ts';
 
 export type LabRow = Lab & { seq: number; org_id: string };
-export type NewLab = Omit<LabRow, 'seq'>;
+type NewLab = Omit<LabRow, 'seq'>;
 
 export interface LabVersionRow {
 	seq: number;
@@ -14,7 +14,7 @@ export interface LabVersionRow {
 	created_at: string;
 	published_at: string | null;
 }
-export type NewLabVersion = Omit<LabVersionRow, 'seq'>;
+type NewLabVersion = Omit<LabVersionRow, 'seq'>;
 
 export class LabRepository {
 	readonly #insert;

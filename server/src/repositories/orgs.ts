@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 
-export interface OrgRow {
+interface OrgRow {
 	id: string;
 	name: string;
 	slug: string;

@@ -2,11 +2,11 @@ import type { Database } from 'better-sqlite3';
 import type { Session } from '../schemas/sessions.ts';
 
 export type SessionRow = Session & { seq: number; org_id: string; join_code: string };
-export type NewSession = Omit<SessionRow, 'seq'>;
+type NewSession = Omit<SessionRow, 'seq'>;
 /** What a list page needs: the list item fields and the paging position. */
 export type SessionListRow = Session & { seq: number };
 
-export interface ParticipantRow {
+interface ParticipantRow {
 	id: string;
 	session_id: string;
 	email: string;

@@ -12,7 +12,7 @@ export interface UserRow {
 	removed_at: string | null;
 }
 
-export type NewUser = Omit<UserRow, 'seq' | 'removed_at'>;
+type NewUser = Omit<UserRow, 'seq' | 'removed_at'>;
 
 /** Members of organisations. Only active (not removed) members are ever returned. */
 export class UserRepository {

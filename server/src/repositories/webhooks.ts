@@ -12,7 +12,7 @@ export interface WebhookRow {
 	created_at: string;
 	disabled_at: string | null;
 }
-export type NewWebhook = Omit<WebhookRow, 'seq' | 'disabled_at'>;
+type NewWebhook = Omit<WebhookRow, 'seq' | 'disabled_at'>;
 
 export class WebhookRepository {
 	readonly #insert;

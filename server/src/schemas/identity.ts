@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Role, Uuid } from './common.ts';
 
 export const Organisation = z.object({ id: Uuid, name: z.string(), slug: z.string() });
-export const User = z.object({ id: Uuid, email: z.string(), name: z.string() });
+const User = z.object({ id: Uuid, email: z.string(), name: z.string() });
 
 export const Principal = z.object({
 	user: User,

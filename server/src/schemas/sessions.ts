@@ -3,7 +3,7 @@ import { BOUNDS } from './bounds.ts';
 import { Email, Name, Timestamp, TimestampInput, Uuid } from './common.ts';
 import { JOIN_CODE_LENGTH } from '../lib/join-code.ts';
 
-export const SESSION_STATES = ['scheduled', 'running', 'ended'] as const;
+const SESSION_STATES = ['scheduled', 'running', 'ended'] as const;
 
 export const SessionParams = z.object({ sessionId: Uuid });
 

@@ -50,7 +50,8 @@ export const WebhookCreated = Webhook.extend({
 });
 export type WebhookCreated = z.infer<typeof WebhookCreated>;
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'exhausted'] as const;
+const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'exhausted'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export const WebhookDelivery = z.object({
 	id: Uuid,

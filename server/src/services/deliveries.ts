@@ -3,10 +3,6 @@ import type { AttemptOutcome, DueDelivery } from '../repositories/deliveries.ts'
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
 const JITTER = 0.1;
-/** Seconds between attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27 hours in all). */
-export const DEFAULT_RETRY_SCHEDULE_S: readonly number[] = [
-	5, 300, 1800, 7200, 18000, 36000, 36000,
-];
 
 /** The outcome of one attempt to send a delivery. */
 export interface AttemptResult {

@@ -20,7 +20,11 @@ export class EventLog {
 		this.#clock = clock;
 	}
 
-	/** Called after an event queued webhook deliveries (once its transaction has run, in the same tick). */
+	/**
+	 * Called when an event queued webhook deliveries, inside the transaction that records it: the
+	 * listener must only schedule work for later (the dispatcher wakes on the next turn of the event
+	 * loop, after the transaction has committed).
+	 */
 	onDeliveriesQueued(listener: () => void): void {
 		this.#onDeliveriesQueued = listener;
 	}

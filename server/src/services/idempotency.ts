@@ -12,7 +12,7 @@ export interface StoredResponse {
 	replayed: boolean;
 }
 
-export interface IdempotentRequest {
+interface IdempotentRequest {
 	orgId: string;
 	/** Method and concrete path, e.g. `POST /sessions/…/start`. */
 	route: string;

@@ -3,7 +3,7 @@ import { systemClock, type Clock } from '../core/clock.ts';
 import type { LookupAll } from '../lib/network-policy.ts';
 import { createRepositories, type Repositories } from '../repositories/index.ts';
 import { ApiKeyService } from './api-keys.ts';
-import { DEFAULT_RETRY_SCHEDULE_S, DeliveryService } from './deliveries.ts';
+import { DeliveryService } from './deliveries.ts';
 import { EventLog } from './event-log.ts';
 import { IdempotencyService } from './idempotency.ts';
 import { LabService } from './labs.ts';
@@ -26,13 +26,13 @@ export interface Services {
 	scope: ResourceScope;
 }
 
-export interface ServiceOptions {
+interface ServiceOptions {
 	allowInsecureWebhookUrls: boolean;
 	/** Bound on resolving a webhook host at creation (default 5 s); `lookup` replaces the system resolver. */
 	webhookDnsTimeoutMs?: number;
 	webhookLookup?: LookupAll;
-	/** Delays between webhook delivery attempts (default: the documented schedule). */
-	webhookRetryScheduleSeconds?: readonly number[];
+	/** Delays between webhook delivery attempts (`WEBHOOK_RETRY_SCHEDULE_S`). */
+	webhookRetryScheduleSeconds: readonly number[];
 	clock?: Clock;
 }
 
@@ -60,7 +60,7 @@ export function createServices(
 			},
 		}),
 		deliveries: new DeliveryService(deps, {
-			retryScheduleSeconds: options.webhookRetryScheduleSeconds ?? DEFAULT_RETRY_SCHEDULE_S,
+			retryScheduleSeconds: options.webhookRetryScheduleSeconds,
 		}),
 		idempotency: new IdempotencyService(deps),
 		scope: new ResourceScope(repos),

@@ -9,12 +9,12 @@ import type { ApiKeyService } from './api-keys.ts';
 import type { MemberService } from './members.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
-export interface NewOrganisation {
+interface NewOrganisation {
 	name: string;
 	admin: { email: string; name: string };
 }
 
-export interface CreatedOrganisation {
+interface CreatedOrganisation {
 	org: { id: string; name: string; slug: string };
 	admin: Member;
 	apiKey: ApiKeyCreated;

@@ -95,11 +95,7 @@ export class SessionService extends DomainService {
 	rotateJoinCode(actor: Actor, sessionId: string): { join_code: string } {
 		return this.transaction(() => {
 			const session = this.#find(actor.orgId, sessionId);
-			if (session.state === 'ended')
-				throw new ApiError(
-					'invalid_state',
-					'The session has ended; it takes no more participants.',
-				);
+			if (session.state === 'ended') throw sessionEnded();
 			const joinCode = this.#newJoinCode();
 			this.repos.sessions.setJoinCode(session.id, joinCode);
 			this.events.record(actor, 'session.join_code_rotated', { session_id: session.id });
@@ -112,11 +108,7 @@ export class SessionService extends DomainService {
 		return this.transaction(() => {
 			const session = this.repos.sessions.findByJoinCode(actor.orgId, input.join_code);
 			if (!session) throw notFound('Join code');
-			if (session.state === 'ended')
-				throw new ApiError(
-					'invalid_state',
-					'The session has ended; it takes no more participants.',
-				);
+			if (session.state === 'ended') throw sessionEnded();
 			if (this.repos.participants.findByEmail(session.id, input.email)) {
 				throw new ApiError('already_member', `${input.email} has already joined this session.`);
 			}
@@ -185,3 +177,6 @@ function toSession(row: SessionListRow): Session {
 		created_at: row.created_at,
 	};
 }
+
+const sessionEnded = (): ApiError =>
+	new ApiError('invalid_state', 'The session has ended; it takes no more participants.');

@@ -5,7 +5,7 @@ import type { DeliveryService } from '../services/deliveries.ts';
 import { signedHeaders } from './signature.ts';
 import { WebhookSender } from './sender.ts';
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
 	timeoutMs: number;
 	allowInsecureUrls: boolean;
 	concurrency: number;

@@ -3,17 +3,11 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isPublicAddress, urlHost } from '../lib/network-policy.ts';
+import type { AttemptResult } from '../services/deliveries.ts';
 
-export const MAX_RESPONSE_BYTES = 4096;
+const MAX_RESPONSE_BYTES = 4096;
 
-export interface SendResult {
-	/** HTTP status, or null when none was received. */
-	statusCode: number | null;
-	/** Why the attempt failed, or null for a 2xx. */
-	error: string | null;
-}
-
-export interface SenderOptions {
+interface SenderOptions {
 	timeoutMs: number;
 	/** Allow http:// and non-public targets (local development and tests only). */
 	allowInsecureUrls: boolean;
@@ -43,15 +37,15 @@ export class WebhookSender {
 		body: string,
 		headers: Record<string, string>,
 		signal?: AbortSignal,
-	): Promise<SendResult | null> {
+	): Promise<AttemptResult | null> {
 		const url = new URL(rawUrl);
 		const refusal = this.#refusal(url);
 		if (refusal) return { statusCode: null, error: refusal };
 		if (signal?.aborted) return null;
 		const https = url.protocol === 'https:';
-		return new Promise<SendResult | null>((resolve) => {
+		return new Promise<AttemptResult | null>((resolve) => {
 			let settled = false;
-			const settle = (result: SendResult | null) => {
+			const settle = (result: AttemptResult | null) => {
 				if (settled) return;
 				settled = true;
 				clearTimeout(timer);

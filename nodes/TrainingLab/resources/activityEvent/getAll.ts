@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
+import { apiPath } from '../../../shared/transport';
 
 export const option: OperationOption = {
 	name: 'Get Many',
@@ -38,7 +39,7 @@ export async function execute(
 	const events = await getList.call(
 		this,
 		itemIndex,
-		`/orgs/${await context.orgId(itemIndex)}/events`,
+		apiPath`/orgs/${await context.orgId(itemIndex)}/events`,
 	);
 	if (!this.getNodeParameter('simplify', itemIndex)) return events;
 	return events.map(({ data, ...event }) => ({ ...(data as IDataObject), ...event }));

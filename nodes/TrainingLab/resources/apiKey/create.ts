@@ -4,6 +4,7 @@ import { roleOptions } from '../../shared/descriptions';
 import { choiceField, choiceValue } from '../../shared/choices';
 import { additionalFields, createResource } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
+import { apiPath } from '../../../shared/transport';
 
 export const option: OperationOption = {
 	name: 'Create',
@@ -64,7 +65,7 @@ export async function execute(
 	return await createResource.call(
 		this,
 		itemIndex,
-		`/orgs/${await context.orgId(itemIndex)}/api-keys`,
+		apiPath`/orgs/${await context.orgId(itemIndex)}/api-keys`,
 		body,
 	);
 }

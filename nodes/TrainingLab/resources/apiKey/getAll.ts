@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
+import { apiPath } from '../../../shared/transport';
 
 export const option: OperationOption = {
 	name: 'Get Many',
@@ -25,5 +26,9 @@ export async function execute(
 	itemIndex: number,
 	context: ExecutionContext,
 ): Promise<IDataObject[]> {
-	return await getList.call(this, itemIndex, `/orgs/${await context.orgId(itemIndex)}/api-keys`);
+	return await getList.call(
+		this,
+		itemIndex,
+		apiPath`/orgs/${await context.orgId(itemIndex)}/api-keys`,
+	);
 }

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { apiRequest } from '../../../shared/transport';
+import { apiPath, apiRequest } from '../../../shared/transport';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -40,7 +40,7 @@ export async function execute(
 	await apiRequest.call(
 		this,
 		'DELETE',
-		`/orgs/${await context.orgId(itemIndex)}/api-keys/${encodeURIComponent(keyId)}`,
+		apiPath`/orgs/${await context.orgId(itemIndex)}/api-keys/${keyId}`,
 		{ itemIndex },
 	);
 	return { revoked: true, id: keyId };

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { choiceField, choiceValue } from '../../shared/choices';
+import { tierOptions } from '../../shared/descriptions';
 import { additionalFields, createResource } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
 
@@ -31,11 +32,7 @@ export const description: INodeProperties[] = updateDisplayOptions(
 				displayName: 'Tier',
 				name: 'tier',
 				type: 'options',
-				options: [
-					{ name: 'Cluster', value: 'cluster' },
-					{ name: 'Container', value: 'container' },
-					{ name: 'VM', value: 'vm' },
-				],
+				options: tierOptions,
 				default: 'container',
 				description: 'The kind of environment the lab runs in',
 			},

@@ -4,6 +4,7 @@ import { labLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { additionalFields, createResource } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
+import { apiPath } from '../../../shared/transport';
 
 export const option: OperationOption = {
 	name: 'Create',
@@ -29,5 +30,5 @@ export const description: INodeProperties[] = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const labId = locatorValue.call(this, 'lab', itemIndex);
-	return await createResource.call(this, itemIndex, `/labs/${encodeURIComponent(labId)}/versions`);
+	return await createResource.call(this, itemIndex, apiPath`/labs/${labId}/versions`);
 }

@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { labLocator, returnAllOrLimit } from '../../shared/descriptions';
 import { getList, locatorValue } from '../../shared/list';
 import type { OperationOption } from '../../shared/types';
+import { apiPath } from '../../../shared/transport';
 
 export const option: OperationOption = {
 	name: 'Get Many',
@@ -22,5 +23,5 @@ export const description: INodeProperties[] = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const labId = locatorValue.call(this, 'lab', itemIndex);
-	return await getList.call(this, itemIndex, `/labs/${encodeURIComponent(labId)}/versions`);
+	return await getList.call(this, itemIndex, apiPath`/labs/${labId}/versions`);
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { draftLabVersionLocator, labLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
-import { apiRequest } from '../../../shared/transport';
+import { apiPath, apiRequest } from '../../../shared/transport';
 import type { OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -22,10 +22,10 @@ export const description: INodeProperties[] = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const labId = encodeURIComponent(locatorValue.call(this, 'lab', itemIndex));
-	const versionId = encodeURIComponent(locatorValue.call(this, 'labVersion', itemIndex));
+	const labId = locatorValue.call(this, 'lab', itemIndex);
+	const versionId = locatorValue.call(this, 'labVersion', itemIndex);
 	return (
-		await apiRequest.call(this, 'POST', `/labs/${labId}/versions/${versionId}/publish`, {
+		await apiRequest.call(this, 'POST', apiPath`/labs/${labId}/versions/${versionId}/publish`, {
 			itemIndex,
 		})
 	).body;

@@ -4,6 +4,7 @@ import { personFields, roleOptions } from '../../shared/descriptions';
 import { choiceField, choiceValue } from '../../shared/choices';
 import { additionalFields, createResource } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
+import { apiPath } from '../../../shared/transport';
 
 export const option: OperationOption = {
 	name: 'Add',
@@ -47,7 +48,7 @@ export async function execute(
 	return await createResource.call(
 		this,
 		itemIndex,
-		`/orgs/${await context.orgId(itemIndex)}/members`,
+		apiPath`/orgs/${await context.orgId(itemIndex)}/members`,
 		body,
 	);
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { memberLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
-import { apiRequest } from '../../../shared/transport';
+import { apiPath, apiRequest } from '../../../shared/transport';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -38,7 +38,7 @@ export async function execute(
 	await apiRequest.call(
 		this,
 		'DELETE',
-		`/orgs/${await context.orgId(itemIndex)}/members/${encodeURIComponent(userId)}`,
+		apiPath`/orgs/${await context.orgId(itemIndex)}/members/${userId}`,
 		{ itemIndex },
 	);
 	return { removed: true, user_id: userId };

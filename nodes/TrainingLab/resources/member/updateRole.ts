@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { choiceField, choiceValue } from '../../shared/choices';
 import { memberLocator, roleOptions } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
-import { apiRequest } from '../../../shared/transport';
+import { apiPath, apiRequest } from '../../../shared/transport';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -42,6 +42,6 @@ export async function execute(
 ): Promise<IDataObject> {
 	const userId = locatorValue.call(this, 'member', itemIndex);
 	const body = { role: choiceValue.call(this, 'role', itemIndex) };
-	const path = `/orgs/${await context.orgId(itemIndex)}/members/${encodeURIComponent(userId)}`;
+	const path = apiPath`/orgs/${await context.orgId(itemIndex)}/members/${userId}`;
 	return (await apiRequest.call(this, 'PATCH', path, { body, itemIndex })).body;
 }

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { apiRequest } from '../../../shared/transport';
+import { apiPath, apiRequest } from '../../../shared/transport';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -36,7 +36,7 @@ export async function execute(
 	context: ExecutionContext,
 ): Promise<IDataObject> {
 	return (
-		await apiRequest.call(this, 'POST', `/orgs/${await context.orgId(itemIndex)}/close`, {
+		await apiRequest.call(this, 'POST', apiPath`/orgs/${await context.orgId(itemIndex)}/close`, {
 			itemIndex,
 		})
 	).body;

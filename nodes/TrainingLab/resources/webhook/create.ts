@@ -4,6 +4,7 @@ import { EVENT_TYPE_OPTIONS } from '../../../shared/events';
 import { choiceField, choiceValues } from '../../shared/choices';
 import { additionalFields, createResource } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
+import { apiPath } from '../../../shared/transport';
 
 export const option: OperationOption = {
 	name: 'Create',
@@ -62,6 +63,6 @@ export async function execute(
 	};
 	const additional = this.getNodeParameter('additionalFields', itemIndex) as IDataObject;
 	if (additional.description) body.description = additional.description;
-	const path = `/orgs/${await context.orgId(itemIndex)}/webhooks`;
+	const path = apiPath`/orgs/${await context.orgId(itemIndex)}/webhooks`;
 	return await createResource.call(this, itemIndex, path, body);
 }

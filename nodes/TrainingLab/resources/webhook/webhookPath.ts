@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import type { ExecutionContext } from '../../shared/types';
+import { apiPath } from '../../../shared/transport';
 
 export const webhookIdField: INodeProperties = {
 	displayName: 'Webhook ID',
@@ -18,5 +19,5 @@ export async function webhookPath(
 	suffix = '',
 ): Promise<string> {
 	const webhookId = this.getNodeParameter('webhookId', itemIndex) as string;
-	return `/orgs/${await context.orgId(itemIndex)}/webhooks/${encodeURIComponent(webhookId)}${suffix}`;
+	return apiPath`/orgs/${await context.orgId(itemIndex)}/webhooks/${webhookId}` + suffix;
 }
