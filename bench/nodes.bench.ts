@@ -3,11 +3,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { signatureProblem } from '../nodes/TrainingLabTrigger/signature';
 import { signedHeaders } from '../server/src/webhooks/signature';
-import { createOrg } from '../test/server/support/fixtures';
-import { startTestServer } from '../test/server/support/test-server';
-import { runTrainingLab } from '../test/nodes/support/n8n';
-import { byId } from '../test/nodes/support/fixtures';
-import { LossyProxy } from '../test/nodes/support/proxy';
+import { createOrg } from '../test/support/fixtures';
+import { startTestServer } from '../test/support/test-server';
+import { runTrainingLab } from '../test/support/n8n';
+import { byId } from '../test/support/node-runner';
+import { LossyProxy } from '../test/support/lossy-proxy';
 
 const SESSIONS = Number(process.env.BENCH_NODE_SESSIONS ?? 1000);
 const BUDGET = 600;

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ApiClient } from '../server/support/api-client';
-import type { LossyProxy } from '../nodes/support/proxy';
-import { waitFor, type N8n, type N8nClient } from './harness';
+import type { ApiClient } from '../support/api-client';
+import type { LossyProxy } from '../support/lossy-proxy';
+import { eventually } from '../support/eventually';
+import { patiently, type N8n, type N8nClient } from './harness';
 import { ScriptedModel, type ScriptedCall } from './scripted-model';
 
 /** What the AI scenarios use of the suite around them (one n8n, one API server). */
@@ -85,8 +86,7 @@ export function aiToolScenarios(suite: Suite): void {
 			});
 			await suite.client().api('POST', `/workflows/${id}/activate`);
 			const url = new URL(`${suite.n8n().webhookBase}/mcp/training-lab`);
-			mcp = await waitFor(
-				'the MCP server to answer',
+			mcp = await eventually(
 				async () => {
 					const client = new Client({ name: 'traininglab-e2e', version: '1.0.0' });
 					await client.connect(
@@ -96,8 +96,8 @@ export function aiToolScenarios(suite: Suite): void {
 					);
 					return client;
 				},
-				60_000,
-				suite.n8n().log,
+				'the MCP server to answer',
+				patiently(60_000, suite.n8n().log),
 			);
 		}, 120_000);
 
@@ -220,11 +220,10 @@ export function aiToolScenarios(suite: Suite): void {
 			});
 			await suite.client().api('POST', `/workflows/${id}/activate`);
 			chatUrl = `${suite.n8n().webhookBase}/webhook/${workflow.nodes[0].webhookId}/chat`;
-			await waitFor(
-				'the chat webhook to be registered',
+			await eventually(
 				async () => (await fetch(chatUrl, { method: 'POST', body: '{}' })).status !== 404,
-				60_000,
-				suite.n8n().log,
+				'the chat webhook to be registered',
+				patiently(60_000, suite.n8n().log),
 			);
 		}, 120_000);
 
@@ -318,7 +317,11 @@ export function aiToolScenarios(suite: Suite): void {
 			let creates = 0;
 			proxy.refuse = (req) => req.method === 'POST' && ++creates > 10;
 			const url = `${suite.n8n().webhookBase}/webhook/${path}`;
-			await waitFor('the webhook', async () => (await fetch(url, { method: 'POST' })).ok, 60_000);
+			await eventually(
+				async () => (await fetch(url, { method: 'POST' })).ok,
+				'the webhook',
+				patiently(60_000),
+			);
 			const [failed] = await suite.executions(
 				id,
 				(executions) => executions.length === 1 && executions[0].status === 'error',

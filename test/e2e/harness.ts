@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { eventually, type EventuallyOptions } from '../support/eventually';
 
 export const ROOT = join(__dirname, '..', '..');
 const E2E = __dirname;
@@ -200,68 +201,17 @@ export function tail(path: string, lines = 40): string {
 	return existsSync(path) ? readFileSync(path, 'utf8').split('\n').slice(-lines).join('\n') : '';
 }
 
-export async function waitFor<T>(
-	what: string,
-	probe: () => Promise<T | undefined | false>,
-	timeoutMs: number,
-	logPath?: string,
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await probe().catch((error: Error) => {
-			if (error.message.startsWith('n8n exited')) throw error;
-			return undefined;
-		});
-		if (value) return value;
-		if (Date.now() > deadline)
-			throw new Error(`Timed out waiting for ${what}${logPath ? `\n${tail(logPath)}` : ''}`);
-		await new Promise((resolve) => setTimeout(resolve, 100));
-	}
-}
-
-/** Our API server in its own process, as `npm start` runs it. */
-export async function startApiServer(
-	work: string,
-	env: Record<string, string>,
-): Promise<Process & { url: string }> {
-	const log = join(work, 'api-server.log');
-	const server = spawnLogged(node24().bin, ['server/src/main.ts'], {
-		cwd: ROOT,
-		env: { ...process.env, PORT: '0', ...env },
-		log,
-	});
-	const url = await waitFor(
-		'the API server',
-		async () => /listening on (\S+)/.exec(readFileSync(log, 'utf8'))?.[1],
-		15_000,
-		log,
-	);
-	return { ...server, url };
-}
-
-export function bootstrapOrg(
-	databasePath: string,
-	org: string,
-	email: string,
-): { org: { id: string }; api_key: string } {
-	const out = run(
-		node24().bin,
-		[
-			'server/src/cli/bootstrap.ts',
-			'--org',
-			org,
-			'--email',
-			email,
-			'--name',
-			'E2E Admin',
-			'--demo',
-		],
-		{
-			cwd: ROOT,
-			env: { ...process.env, DATABASE_PATH: databasePath },
-		},
-	);
-	return JSON.parse(out.trim().split('\n').at(-1)!);
+/**
+ * How the end-to-end suite waits (with `eventually`): every 100 ms; a probe that throws counts as
+ * "not yet" (n8n or a service still starting) unless n8n has exited; a timeout shows the end of `log`.
+ */
+export function patiently(timeoutMs: number, log?: string): EventuallyOptions {
+	return {
+		timeoutMs,
+		intervalMs: 100,
+		retryErrors: (error) => !error.message.startsWith('n8n exited'),
+		explain: log ? () => tail(log) : undefined,
+	};
 }
 
 export const OWNER = {
@@ -319,15 +269,14 @@ async function startN8nProcess(
 		log,
 	});
 	try {
-		await waitFor(
-			`n8n ${command} to be ready`,
+		await eventually(
 			async () => {
 				if (n8n.child.exitCode !== null)
 					throw new Error(`n8n exited with code ${n8n.child.exitCode}:\n${tail(log)}`);
 				return (await fetch(readinessUrl)).ok;
 			},
-			120_000,
-			log,
+			`n8n ${command} to be ready`,
+			patiently(120_000, log),
 		);
 	} catch (error) {
 		await n8n.stop();
@@ -538,8 +487,7 @@ export class N8nClient {
 	async publicationOutcome(
 		workflowId: string,
 	): Promise<{ status: string; triggers: Array<{ status: string; errorMessage: string | null }> }> {
-		return waitFor(
-			'n8n to finish publishing the workflow',
+		return eventually(
 			async () => {
 				const outcome = (await this.rest(
 					'GET',
@@ -547,7 +495,8 @@ export class N8nClient {
 				)) as { status: string; triggers: Array<{ status: string; errorMessage: string | null }> };
 				return !['in_progress', 'not_published'].includes(outcome.status) && outcome;
 			},
-			120_000,
+			'n8n to finish publishing the workflow',
+			patiently(120_000),
 		);
 	}
 

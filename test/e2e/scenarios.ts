@@ -1,22 +1,24 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
+import { Webhook } from 'standardwebhooks';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiClient } from '../server/support/api-client';
-import { LossyProxy } from '../nodes/support/proxy';
+import { ApiClient } from '../support/api-client';
+import { LossyProxy } from '../support/lossy-proxy';
 import {
-	bootstrapOrg,
 	ensureN8n,
 	example,
 	N8nClient,
 	packPackage,
-	startApiServer,
 	tempRoot,
-	waitFor,
+	patiently,
 	type N8n,
-	type Process,
 } from './harness';
 import { aiToolScenarios } from './ai-scenarios';
+import { bootstrapOrg, spawnServer, type ServerProcess } from '../support/processes';
+import { eventually } from '../support/eventually';
 
 /** How n8n runs in a suite: one process, or scaled out in queue mode. */
 export interface Topology {
@@ -32,7 +34,7 @@ export interface Topology {
  */
 export function endToEndSuite(topology: Topology): void {
 	let work: string;
-	let api: Process & { url: string };
+	let api: ServerProcess;
 	let n8n: N8n;
 	let client: N8nClient;
 	let proxy: LossyProxy;
@@ -60,12 +62,16 @@ export function endToEndSuite(topology: Topology): void {
 				client: undefined as never,
 			};
 		}
-		api = await startApiServer(work, {
-			DATABASE_PATH: databasePath,
-			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
-			RATE_LIMIT_REQUESTS: '60',
-			RATE_LIMIT_WINDOW_S: '10',
-		});
+		api = await spawnServer(
+			{
+				DATABASE_PATH: databasePath,
+				WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+				RATE_LIMIT_REQUESTS: '60',
+				RATE_LIMIT_WINDOW_S: '10',
+			},
+			'node',
+			join(work, 'api-server.log'),
+		);
 		for (const entry of Object.values(orgs)) entry.client = new ApiClient(api.url, entry.api_key);
 		proxy = await LossyProxy.start(api.url);
 		n8n = await topology.start(n8nDir, work, tarball);
@@ -121,14 +127,13 @@ export function endToEndSuite(topology: Topology): void {
 		workflowId: string,
 		timeoutMs: number,
 	): Promise<{ id: string; status: string; data: any }> {
-		const [execution] = await waitFor(
-			'the execution',
+		const [execution] = await eventually(
 			async () => {
 				const executions = await client.executions(workflowId);
 				return executions.length > 0 && executions[0].status === 'success' && executions;
 			},
-			timeoutMs,
-			n8n.log,
+			'the execution',
+			patiently(timeoutMs, n8n.log),
 		);
 		expect(topology.executors).toContain(executedBy(execution.id));
 		return execution;
@@ -177,14 +182,13 @@ export function endToEndSuite(topology: Topology): void {
 		});
 		const before = new Set((await client.executions(workflowId)).map((execution) => execution.id));
 		await client.api('POST', `/workflows/${workflowId}/activate`);
-		const execution = await waitFor(
-			'the scheduled execution to finish',
+		const execution = await eventually(
 			async () => {
 				const found = (await client.executions(workflowId)).find((e) => !before.has(e.id));
 				return found && !['new', 'running', 'waiting'].includes(found.status) && found;
 			},
-			8 * 60_000,
-			n8n.log,
+			'the scheduled execution to finish',
+			patiently(8 * 60_000, n8n.log),
 		);
 		await client.api('POST', `/workflows/${workflowId}/deactivate`);
 		return execution;
@@ -204,8 +208,7 @@ export function endToEndSuite(topology: Topology): void {
 	async function deliveriesSettled(
 		org: string,
 	): Promise<Array<{ attempts: number; status: string }>> {
-		return waitFor(
-			'every delivery to be final',
+		return eventually(
 			async () => {
 				const db = new Database(databasePath, { readonly: true });
 				try {
@@ -222,30 +225,28 @@ export function endToEndSuite(topology: Topology): void {
 					db.close();
 				}
 			},
-			30_000,
-			n8n.log,
+			'every delivery to be final',
+			patiently(30_000, n8n.log),
 		);
 	}
 
 	/** Activates a trigger workflow and waits until its endpoint is registered in the API (n8n activates asynchronously). */
 	async function activate(workflowId: string, org: string, webhookUrl: string): Promise<void> {
 		await client.api('POST', `/workflows/${workflowId}/activate`);
-		await waitFor(
-			'the trigger to register its endpoint',
+		await eventually(
 			async () => (await endpointsOf(org)).some((endpoint) => endpoint.url === webhookUrl),
-			60_000,
-			n8n.log,
+			'the trigger to register its endpoint',
+			patiently(60_000, n8n.log),
 		);
 	}
 
 	/** Deactivates a trigger workflow and waits until the organisation has no endpoint left. */
 	async function deactivate(workflowId: string, org: string): Promise<void> {
 		await client.api('POST', `/workflows/${workflowId}/deactivate`);
-		await waitFor(
-			'every endpoint to be deleted',
+		await eventually(
 			async () => (await endpointsOf(org)).length === 0,
-			30_000,
-			n8n.log,
+			'every endpoint to be deleted',
+			patiently(30_000, n8n.log),
 		);
 	}
 
@@ -369,16 +370,19 @@ export function endToEndSuite(topology: Topology): void {
 			});
 			expect(unsigned.status).toBe(401);
 			const timestamp = Math.floor(Date.now() / 1000);
-			const wrong = createHmac('sha256', Buffer.alloc(32, 7))
-				.update(`forged.${timestamp}.${body}`)
-				.digest('base64');
+			// Signed as a Standard Webhooks sender would, with a secret that is not the endpoint's.
+			const wrong = new Webhook(Buffer.alloc(32, 7).toString('base64')).sign(
+				'forged',
+				new Date(timestamp * 1000),
+				body,
+			);
 			const forged = await fetch(webhookUrl, {
 				method: 'POST',
 				headers: {
 					'content-type': 'application/json',
 					'webhook-id': 'forged',
 					'webhook-timestamp': String(timestamp),
-					'webhook-signature': `v1,${wrong}`,
+					'webhook-signature': wrong,
 				},
 				body,
 			});
@@ -387,14 +391,13 @@ export function endToEndSuite(topology: Topology): void {
 			const members = (await orgs.people.client.get(`/orgs/${orgs.people.org.id}/members`)).body;
 			const sentinel = members.find((m: { role: string }) => m.role === 'trainer');
 			await orgs.people.client.delete(`/orgs/${orgs.people.org.id}/members/${sentinel.user_id}`);
-			const executions = await waitFor(
-				"the sentinel's execution",
+			const executions = await eventually(
 				async () => {
 					const all = await client.executions(workflowId);
 					return all.length > before && all[0].status === 'success' && all;
 				},
-				30_000,
-				n8n.log,
+				"the sentinel's execution",
+				patiently(30_000, n8n.log),
 			);
 			expect(executions).toHaveLength(before + 1);
 			expect(nodeOutput(executions[0], 'Offboarding notice')).toEqual([
@@ -467,14 +470,13 @@ export function endToEndSuite(topology: Topology): void {
 			await Promise.all(
 				members.map((member) => api.delete(`/orgs/${org.id}/members/${member.user_id}`)),
 			);
-			const executions = await waitFor(
-				'an execution per removal',
+			const executions = await eventually(
 				async () => {
 					const all = await client.executions(id);
 					return all.length >= 20 && all.every((e) => e.status === 'success') && all;
 				},
-				120_000,
-				n8n.log,
+				'an execution per removal',
+				patiently(120_000, n8n.log),
 			);
 			expect(await deliveriesSettled('burst')).toHaveLength(20);
 			expect(await client.executions(id)).toHaveLength(20);
@@ -559,11 +561,10 @@ export function endToEndSuite(topology: Topology): void {
 			const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
 			await client.api('POST', `/workflows/${id}/activate`);
 			const url = `${n8n.webhookBase}/webhook/${path}`;
-			await waitFor(
-				'the webhook to be registered',
+			await eventually(
 				async () => (await fetch(url, { method: 'POST' })).ok,
-				60_000,
-				n8n.log,
+				'the webhook to be registered',
+				patiently(60_000, n8n.log),
 			);
 			const execution = await firstExecution(id, 60_000);
 			const created = nodeOutput(execution, 'Created');
@@ -603,8 +604,10 @@ export function endToEndSuite(topology: Topology): void {
 				credentials: { id, name: 'Training Lab', type: 'trainingLabApi', data },
 			})) as { status: string; message: string };
 		}
+		const REFUSED =
+			'The API key was refused: it is wrong, revoked, or its member was removed. Create a new key (Training Lab node → API Key → Create) and paste it here.';
 
-		it('passes for a good key; a revoked key and a wrong address get messages saying what to fix', async () => {
+		it('passes for a good key, also with a trailing slash; a revoked or unknown key gets a message saying what to do', async () => {
 			const { id, key } = (
 				await orgs.people.client.post(`/orgs/${orgs.people.org.id}/api-keys`, {
 					name: 'for n8n',
@@ -612,19 +615,43 @@ export function endToEndSuite(topology: Topology): void {
 				})
 			).body;
 			expect(await test(key)).toEqual({ status: 'OK', message: 'Connection successful!' });
+			expect(await test(key, `${api.url}/`)).toEqual({
+				status: 'OK',
+				message: 'Connection successful!',
+			});
 			await orgs.people.client.delete(`/orgs/${orgs.people.org.id}/api-keys/${id}`);
-			expect(await test(key)).toEqual({
+			expect(await test(key)).toEqual({ status: 'Error', message: REFUSED });
+			expect(await test('tlk_not-a-key')).toEqual({ status: 'Error', message: REFUSED });
+		});
+
+		it('tells a wrong address from a wrong key, and another service from the Training Lab API', async () => {
+			expect(await test(orgs.people.api_key, 'http://127.0.0.1:9/api/v1')).toEqual({
 				status: 'Error',
-				message: expect.stringMatching(
-					/^The API key was refused: it is wrong, revoked, or its member was removed\. Create a new key/,
-				),
+				message: 'ECONNREFUSED', // n8n words connection failures itself, by their code
 			});
 			expect(await test(orgs.people.api_key, api.url.replace('/api/v1', ''))).toEqual({
 				status: 'Error',
 				message: expect.stringMatching(
-					/^Nothing answers as the Training Lab API at this Base URL \(GET \/me: 404\)/,
+					/^Nothing answers as the Training Lab API at this Base URL \(GET \/me: 404\)\. Check host and path/,
 				),
 			});
+			// Another service on /api/v1: answers /me with its own JSON, everything else with 404.
+			const other = createServer((request, response) => {
+				response.setHeader('content-type', 'application/json');
+				if (request.url === '/api/v1/me') response.end(JSON.stringify({ login: 'someone' }));
+				else response.writeHead(404).end('{}');
+			});
+			await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+			try {
+				const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+				expect(await test(orgs.people.api_key, `${otherUrl}/api/v1`)).toEqual({
+					status: 'Error',
+					message:
+						'This server answered GET /me, but not as the Training Lab API does (no organisation in the answer). Check the Base URL.',
+				});
+			} finally {
+				await new Promise<void>((resolve) => other.close(() => resolve()));
+			}
 		});
 	});
 
@@ -645,16 +672,15 @@ export function endToEndSuite(topology: Topology): void {
 				);
 				await client.api('POST', `/workflows/${workflow.id}/activate`);
 				// The first poll records where the log stands; n8n keeps that in the workflow's static data.
-				await waitFor(
-					'the first poll to record its position',
+				await eventually(
 					async () => {
 						const stored = await client.api<{
 							staticData?: Record<string, { lastEventId?: string }>;
 						}>('GET', `/workflows/${workflow.id}`);
 						return stored.staticData?.['node:Activity']?.lastEventId !== undefined;
 					},
-					150_000,
-					n8n.log,
+					'the first poll to record its position',
+					patiently(150_000, n8n.log),
 				);
 
 				const removeMembers = async (count: number) => {
@@ -691,15 +717,14 @@ export function endToEndSuite(topology: Topology): void {
 						.reverse()
 						.flatMap((execution) => nodeOutput(execution, 'Activity'));
 				const allEmitted = (userIds: string[]) =>
-					waitFor(
-						'executions carrying every removal',
+					eventually(
 						async () => {
 							const items = await emitted();
 							const seen = new Set(items.map((item) => item.data.user_id));
 							return userIds.every((id) => seen.has(id)) && items;
 						},
-						150_000,
-						n8n.log,
+						'executions carrying every removal',
+						patiently(150_000, n8n.log),
 					);
 
 				const executors = async () =>
@@ -821,14 +846,13 @@ export function endToEndSuite(topology: Topology): void {
 		credential,
 		importExample,
 		executions: (workflowId, done) =>
-			waitFor(
-				'the executions',
+			eventually(
 				async () => {
 					const executions = await client.executions(workflowId);
 					return done(executions) && executions;
 				},
-				120_000,
-				n8n.log,
+				'the executions',
+				patiently(120_000, n8n.log),
 			),
 		executors: topology.executors,
 		executedBy,

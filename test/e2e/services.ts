@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { freePort, run, spawnLogged, waitFor, type Process } from './harness';
+import { eventually } from '../support/eventually';
+import { freePort, patiently, run, spawnLogged, type Process } from './harness';
 
 // PostgreSQL and Redis for n8n's queue mode: Debian's packages, installed when missing, each run by
 // the harness itself on a free loopback port with its data in the harness's temp folder, and
@@ -151,15 +152,14 @@ async function untilLogged(
 	timeoutMs: number,
 ): Promise<void> {
 	try {
-		await waitFor(
-			`${name} to accept connections`,
+		await eventually(
 			async () => {
 				if (service.child.exitCode !== null)
 					throw new Error(`${name} exited with code ${service.child.exitCode}`);
 				return readFileSync(service.log, 'utf8').includes(ready);
 			},
-			timeoutMs,
-			service.log,
+			`${name} to accept connections`,
+			patiently(timeoutMs, service.log),
 		);
 	} catch (error) {
 		await service.stop();

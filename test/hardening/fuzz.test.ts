@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { ERROR_STATUS } from '../../server/src/core/errors';
-import { createOrg, type TestOrg } from '../server/support/fixtures';
+import { createOrg, type TestOrg } from '../support/fixtures';
 import {
 	ROUTES,
 	describeRoute,
@@ -8,9 +8,9 @@ import {
 	validBodyFor,
 	type AnyRoute,
 	type OrgResources,
-} from '../server/support/route-table';
-import { head, rawRequest } from '../server/support/raw-http';
-import { startTestServer, type TestServer } from '../server/support/test-server';
+} from '../support/route-table';
+import { head, rawRequest } from '../support/raw-http';
+import { startTestServer, type TestServer } from '../support/test-server';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ApiClient } from '../server/support/api-client';
-import { createOrg, sessionInput, type TestOrg, serverWithOrg } from '../server/support/fixtures';
-import { npmRun, spawnServer } from '../server/support/processes';
-import { startTestServer, type TestServer } from '../server/support/test-server';
+import { ApiClient } from '../support/api-client';
+import { createOrg, sessionInput, type TestOrg, serverWithOrg } from '../support/fixtures';
+import { bootstrapOrg, spawnServer } from '../support/processes';
+import { startTestServer, type TestServer } from '../support/test-server';
 
 describe('revocation during a burst', () => {
 	let server: TestServer;
@@ -117,16 +117,7 @@ describe('SIGKILL during writes', () => {
 		const dir = mkdtempSync(join(tmpdir(), 'traininglab-kill-'));
 		const env = { DATABASE_PATH: join(dir, 'db.sqlite'), RATE_LIMIT_REQUESTS: '100000000' };
 		try {
-			const boot = JSON.parse(
-				npmRun(
-					'bootstrap',
-					['--org', 'Kill Org', '--email', 'k@kill.test', '--name', 'K', '--demo'],
-					env,
-				)
-					.stdout.trim()
-					.split('\n')
-					.at(-1)!,
-			);
+			const boot = bootstrapOrg(env.DATABASE_PATH, 'Kill Org', 'k@kill.test');
 			const server = await spawnServer(env);
 			const client = new ApiClient(server.url, boot.api_key);
 			const versionId = (

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { signatureProblem } from '../../nodes/TrainingLabTrigger/signature';
-import { createOrg, sessionInput } from '../server/support/fixtures';
-import { ROUTES, pathFor, resourcesOf } from '../server/support/route-table';
-import { startTestServer } from '../server/support/test-server';
+import { createOrg, sessionInput } from '../support/fixtures';
+import { ROUTES, pathFor, resourcesOf } from '../support/route-table';
+import { startTestServer } from '../support/test-server';
 
 describe('secrets', () => {
 	it('never appear in logs, error messages, events or list responses', async () => {

@@ -8,9 +8,9 @@ import {
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { TrainingLabActivityTrigger } from '../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node';
-import { serverWithOrg, type TestOrg } from '../server/support/fixtures';
-import type { TestServer } from '../server/support/test-server';
-import { credentialsHelper, onlyNodeType, PACKAGE } from './support/n8n';
+import { serverWithOrg, type TestOrg } from '../support/fixtures';
+import type { TestServer } from '../support/test-server';
+import { credentialsHelper, onlyNodeType, PACKAGE } from '../support/n8n';
 
 const trigger = new TrainingLabActivityTrigger();
 

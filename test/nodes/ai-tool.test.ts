@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { serverWithOrg, type TestOrg } from '../server/support/fixtures';
-import type { TestServer } from '../server/support/test-server';
+import { serverWithOrg, type TestOrg } from '../support/fixtures';
+import type { TestServer } from '../support/test-server';
 import { toolSession, type CallableTool } from './support/tool';
 import { TrainingLab } from '../../nodes/TrainingLab/TrainingLab.node';
 

@@ -1,8 +1,8 @@
-import { createOrg, type TestOrg } from '../server/support/fixtures';
-import { startTestServer, type TestServer } from '../server/support/test-server';
-import { byId, json } from './support/fixtures';
-import { loopAgain, retryExecution, runTrainingLab } from './support/n8n';
-import { LossyProxy } from './support/proxy';
+import { createOrg, type TestOrg } from '../support/fixtures';
+import { startTestServer, type TestServer } from '../support/test-server';
+import { byId, json } from '../support/node-runner';
+import { loopAgain, retryExecution, runTrainingLab } from '../support/n8n';
+import { LossyProxy } from '../support/lossy-proxy';
 
 // One Idempotency-Key per intent: the same where n8n runs the same create again, another for every
 // other create, however alike its item and fields.

@@ -1,9 +1,9 @@
 import { roleOptions, tierOptions } from '../../nodes/TrainingLab/shared/descriptions';
 import { ROLES } from '../../server/src/schemas/common';
 import { LAB_TIERS } from '../../server/src/schemas/labs';
-import { createOrg, type TestOrg, serverWithOrg } from '../server/support/fixtures';
-import { type TestServer } from '../server/support/test-server';
-import { byId, fromList, json, nodeRunner } from './support/fixtures';
+import { createOrg, type TestOrg, serverWithOrg } from '../support/fixtures';
+import { type TestServer } from '../support/test-server';
+import { byId, fromList, json, nodeRunner } from '../support/node-runner';
 
 let server: TestServer;
 let org: TestOrg;

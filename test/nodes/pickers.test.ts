@@ -1,7 +1,7 @@
-import { sessionInput, type TestOrg, serverWithOrg } from '../server/support/fixtures';
-import { type TestServer } from '../server/support/test-server';
-import { fromList } from './support/fixtures';
-import { searchList } from './support/n8n';
+import { sessionInput, type TestOrg, serverWithOrg } from '../support/fixtures';
+import { type TestServer } from '../support/test-server';
+import { fromList } from '../support/node-runner';
+import { searchList } from '../support/n8n';
 
 let server: TestServer;
 let org: TestOrg;

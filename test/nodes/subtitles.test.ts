@@ -2,7 +2,7 @@ import { Workflow, type INode, type INodeParameters, type INodeType } from 'n8n-
 import { TrainingLab } from '../../nodes/TrainingLab/TrainingLab.node';
 import { TrainingLabActivityTrigger } from '../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node';
 import { TrainingLabTrigger } from '../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
-import { onlyNodeType } from './support/n8n';
+import { onlyNodeType } from '../support/n8n';
 
 /** The subtitle the n8n editor shows under a node on the canvas: its `subtitle` expression, resolved. */
 function subtitle(nodeType: INodeType, parameters: INodeParameters): unknown {

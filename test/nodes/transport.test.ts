@@ -1,8 +1,8 @@
-import { createOrg, sessionInput, type TestOrg } from '../server/support/fixtures';
-import { startTestServer, type TestServer } from '../server/support/test-server';
-import { byId, json } from './support/fixtures';
-import { runTrainingLab } from './support/n8n';
-import { LossyProxy } from './support/proxy';
+import { createOrg, sessionInput, type TestOrg } from '../support/fixtures';
+import { startTestServer, type TestServer } from '../support/test-server';
+import { byId, json } from '../support/node-runner';
+import { runTrainingLab } from '../support/n8n';
+import { LossyProxy } from '../support/lossy-proxy';
 
 let server: TestServer;
 let proxy: LossyProxy;

@@ -1,4 +1,4 @@
-import { createOrg, type TestOrg } from './support/fixtures.ts';
+import { createOrg, type TestOrg } from '../support/fixtures.ts';
 import {
 	ROUTES,
 	describeRoute,
@@ -7,8 +7,8 @@ import {
 	resourcesOf,
 	validBodyFor,
 	type OrgResources,
-} from './support/route-table.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+} from '../support/route-table.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 // The contract's role matrix, written out independently of the route table it checks.
 const ADMIN_ONLY = new Set([

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { type TestOrg, serverWithOrg } from './support/fixtures.ts';
-import { type TestServer } from './support/test-server.ts';
+import { type TestOrg, serverWithOrg } from '../support/fixtures.ts';
+import { type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
 let org: TestOrg;

@@ -1,6 +1,6 @@
 import { generateApiKey } from '../../server/src/lib/api-key.ts';
-import { createOrg, type TestOrg, serverWithOrg } from './support/fixtures.ts';
-import { type TestServer } from './support/test-server.ts';
+import { createOrg, type TestOrg, serverWithOrg } from '../support/fixtures.ts';
+import { type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
 let org: TestOrg;

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { npmRun } from './support/processes.ts';
+import { npmRun } from '../support/processes.ts';
 
 let dir: string;
 let env: Record<string, string>;

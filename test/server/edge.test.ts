@@ -1,6 +1,6 @@
-import { createOrg, type TestOrg } from './support/fixtures';
-import { head, RawConnection, rawRequest, type RawResponse } from './support/raw-http';
-import { startTestServer, type TestServer } from './support/test-server';
+import { createOrg, type TestOrg } from '../support/fixtures';
+import { head, RawConnection, rawRequest, type RawResponse } from '../support/raw-http';
+import { startTestServer, type TestServer } from '../support/test-server';
 
 // The server's outer edge as a hostile or careless client meets it (issue 11): every answer is the
 // envelope with nosniff, nothing is built from the Host header, and requests are bounded.

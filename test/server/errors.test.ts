@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
-import { sessionInput, type TestOrg, serverWithOrg } from './support/fixtures.ts';
-import { ROUTES, describeRoute } from './support/route-table.ts';
-import { type TestServer } from './support/test-server.ts';
+import { sessionInput, type TestOrg, serverWithOrg } from '../support/fixtures.ts';
+import { ROUTES, describeRoute } from '../support/route-table.ts';
+import { type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
 let org: TestOrg;

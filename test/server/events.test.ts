@@ -1,6 +1,6 @@
 import { EVENT_TYPES } from '../../server/src/schemas/events.ts';
-import { sessionInput, type TestOrg, serverWithOrg } from './support/fixtures.ts';
-import { type TestServer } from './support/test-server.ts';
+import { sessionInput, type TestOrg, serverWithOrg } from '../support/fixtures.ts';
+import { type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
 let org: TestOrg;

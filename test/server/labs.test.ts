@@ -1,5 +1,5 @@
-import { createOrg, type TestOrg, serverWithOrg } from './support/fixtures.ts';
-import { type TestServer } from './support/test-server.ts';
+import { createOrg, type TestOrg, serverWithOrg } from '../support/fixtures.ts';
+import { type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
 let org: TestOrg;

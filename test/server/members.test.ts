@@ -1,5 +1,5 @@
-import { createOrg, type TestOrg } from './support/fixtures.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { createOrg, type TestOrg } from '../support/fixtures.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,6 +1,5 @@
-import { ApiClient } from './support/api-client.ts';
-import { ROUTES } from './support/route-table.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { ApiClient } from '../support/api-client.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
 let document: any;
@@ -11,6 +10,42 @@ beforeAll(async () => {
 	document = response.body;
 });
 afterAll(() => server.stop());
+
+// The endpoints of the specification (../shared/spec/training-lab-api.md, its resource tables) and
+// those the contract adds (contract.md §2 and §4), written out here rather than taken from the
+// route table the document is built from.
+const SPECIFIED = [
+	'GET /me',
+	'GET /orgs/{orgId}/members',
+	'PATCH /orgs/{orgId}/members/{userId}',
+	'DELETE /orgs/{orgId}/members/{userId}',
+	'GET /orgs/{orgId}/events',
+	'GET /sessions',
+	'POST /sessions',
+	'GET /sessions/{sessionId}',
+	'DELETE /sessions/{sessionId}',
+	'POST /sessions/{sessionId}/join-code',
+	'GET /labs',
+	'GET /labs/{labId}/versions',
+	'GET /orgs/{orgId}/api-keys',
+	'POST /orgs/{orgId}/api-keys',
+	'GET /orgs/{orgId}/webhooks',
+	'POST /orgs/{orgId}/webhooks',
+];
+const EXTENSIONS = [
+	'POST /orgs/{orgId}/members',
+	'POST /orgs/{orgId}/close',
+	'POST /sessions/{sessionId}/start',
+	'POST /sessions/{sessionId}/end',
+	'POST /join',
+	'POST /labs',
+	'POST /labs/{labId}/versions',
+	'POST /labs/{labId}/versions/{versionId}/publish',
+	'DELETE /orgs/{orgId}/api-keys/{keyId}',
+	'GET /orgs/{orgId}/webhooks/{webhookId}',
+	'DELETE /orgs/{orgId}/webhooks/{webhookId}',
+	'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries',
+];
 
 function refsIn(value: unknown): string[] {
 	if (Array.isArray(value)) return value.flatMap(refsIn);
@@ -26,18 +61,13 @@ describe('GET /openapi.json', () => {
 		const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
 			Object.keys(methods as object).map((m) => `${m.toUpperCase()} ${path}`),
 		);
-		expect(operations.sort()).toEqual(
-			ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort(),
+		expect(operations.sort()).toEqual([...SPECIFIED, ...EXTENSIONS].sort());
+		const operationIds = Object.values(document.paths).flatMap((methods) =>
+			Object.values(methods as Record<string, { operationId: string }>).map(
+				(operation) => operation.operationId,
+			),
 		);
-		expect(operations).toEqual(
-			expect.arrayContaining([
-				'POST /orgs/{orgId}/close',
-				'POST /join',
-				'POST /sessions/{sessionId}/start',
-				'DELETE /orgs/{orgId}/api-keys/{keyId}',
-			]),
-		);
-		expect(new Set(ROUTES.map((r) => r.operationId)).size).toBe(ROUTES.length);
+		expect(new Set(operationIds).size).toBe(operations.length);
 	});
 
 	it('resolves every $ref', () => {

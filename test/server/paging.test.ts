@@ -1,6 +1,6 @@
-import { sessionInput, type TestOrg, serverWithOrg } from './support/fixtures.ts';
-import { nextLink } from './support/api-client.ts';
-import { type TestServer } from './support/test-server.ts';
+import { sessionInput, type TestOrg, serverWithOrg } from '../support/fixtures.ts';
+import { nextLink } from '../support/api-client.ts';
+import { type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
 let org: TestOrg;

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { VARIABLE_MEANINGS } from '../../server/src/config.ts';
 import { MIGRATIONS } from '../../server/src/db/migrations.ts';
-import { ApiClient } from './support/api-client.ts';
-import { npmRun, ROOT, spawnServer } from './support/processes.ts';
-import { head, RawConnection } from './support/raw-http.ts';
+import { ApiClient } from '../support/api-client.ts';
+import { bootstrapOrg, ROOT, spawnServer } from '../support/processes.ts';
+import { head, RawConnection } from '../support/raw-http.ts';
 import { eventually } from '../support/eventually.ts';
 
 let dir: string;
@@ -16,16 +16,7 @@ let key: string;
 beforeAll(() => {
 	dir = mkdtempSync(join(tmpdir(), 'traininglab-process-'));
 	env = { DATABASE_PATH: join(dir, 'traininglab.sqlite') };
-	key = JSON.parse(
-		npmRun(
-			'bootstrap',
-			['--org', 'Process Org', '--email', 'p@process.test', '--name', 'P', '--demo'],
-			env,
-		)
-			.stdout.trim()
-			.split('\n')
-			.at(-1)!,
-	).api_key;
+	key = bootstrapOrg(env.DATABASE_PATH, 'Process Org', 'p@process.test').api_key;
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -180,6 +171,6 @@ describe('npm start -- --help', () => {
 		});
 		expect(refused.status).toBe(2);
 		expect(refused.stderr).toMatch(/^Unknown argument: --port \(the server takes none/);
-		expect(refused.stderr).toMatch(/^  PORT /m);
+		expect(refused.stderr).toMatch(/^ {2}PORT /m);
 	});
 });

@@ -1,5 +1,5 @@
-import { type TestOrg, serverWithOrg } from './support/fixtures.ts';
-import { type TestServer } from './support/test-server.ts';
+import { type TestOrg, serverWithOrg } from '../support/fixtures.ts';
+import { type TestServer } from '../support/test-server.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
 let server: TestServer;

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ApiClient } from './support/api-client.ts';
-import { npmRun, spawnServer } from './support/processes.ts';
-import { Receiver } from './support/receiver.ts';
+import { ApiClient } from '../support/api-client.ts';
+import { bootstrapOrg, spawnServer } from '../support/processes.ts';
+import { Receiver } from '../support/receiver.ts';
 
 const EVENTS = 1200;
 
@@ -17,16 +17,7 @@ it(`delivers every committed event of a ${EVENTS}-event burst at least once acro
 		RATE_LIMIT_REQUESTS: '1000000',
 	};
 	try {
-		const boot = JSON.parse(
-			npmRun(
-				'bootstrap',
-				['--org', 'Crash Org', '--email', 'c@crash.test', '--name', 'C', '--demo'],
-				env,
-			)
-				.stdout.trim()
-				.split('\n')
-				.at(-1)!,
-		);
+		const boot = bootstrapOrg(env.DATABASE_PATH, 'Crash Org', 'c@crash.test');
 		const first = await spawnServer(env);
 		const client = new ApiClient(first.url, boot.api_key);
 		const hook = (

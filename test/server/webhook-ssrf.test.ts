@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createOrg } from './support/fixtures.ts';
-import { ApiClient } from './support/api-client.ts';
-import { Receiver } from './support/receiver.ts';
-import { startTestServer } from './support/test-server.ts';
+import { createOrg } from '../support/fixtures.ts';
+import { ApiClient } from '../support/api-client.ts';
+import { Receiver } from '../support/receiver.ts';
+import { startTestServer } from '../support/test-server.ts';
 
 // Endpoints are registered while insecure URLs are allowed, then a strict server on the same
 // database must refuse to connect to them: the guard also holds at delivery time.

@@ -1,5 +1,5 @@
-import { createOrg, type TestOrg, serverWithOrg } from './support/fixtures.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { createOrg, type TestOrg, serverWithOrg } from '../support/fixtures.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 describe('webhook endpoints (strict URL policy)', () => {
 	let server: TestServer;

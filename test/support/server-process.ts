@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 
 // Shared by the test suites (CommonJS under ts-jest) and the benchmark (ES modules under Node):
 // it must not use __dirname or import.meta, so the caller says where the repository is.
@@ -12,11 +13,15 @@ export interface ServerProcess {
 	stop(): Promise<number | null>;
 }
 
-/** Starts the API server of the repository at `root` in its own process and waits for its listening line. */
+/**
+ * Starts the API server of the repository at `root` in its own process and waits for its listening
+ * line; `log` names a file that gets its output too.
+ */
 export async function spawnServerIn(
 	root: string,
 	env: Record<string, string>,
 	how: 'node' | 'npm start' = 'node',
+	log?: string,
 ): Promise<ServerProcess> {
 	const [command, args] =
 		how === 'node' ? [process.execPath, ['server/src/main.ts']] : ['npm', ['start']];
@@ -24,6 +29,11 @@ export async function spawnServerIn(
 	let output = '';
 	child.stdout!.on('data', (chunk) => (output += chunk));
 	child.stderr!.on('data', (chunk) => (output += chunk));
+	if (log) {
+		const file = createWriteStream(log);
+		child.stdout!.pipe(file);
+		child.stderr!.pipe(file);
+	}
 	const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 	const url = await new Promise<string>((resolve, reject) => {
 		const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 15_000);
@@ -44,4 +54,34 @@ export async function spawnServerIn(
 		return exited;
 	};
 	return { child, url, output: () => output, exited, stop };
+}
+
+/** What `npm run bootstrap` prints as its last line. */
+export interface Bootstrapped {
+	org: { id: string; name: string; slug: string };
+	user: { id: string; email: string; name: string };
+	role: string;
+	api_key: string;
+}
+
+/**
+ * Runs the bootstrap command of the repository at `root` on the database at `databasePath`
+ * (`--demo`: two labs with a published and a draft version each, two trainers) and returns what
+ * its last line of output says.
+ */
+export function bootstrapIn(
+	root: string,
+	databasePath: string,
+	org: string,
+	email: string,
+): Bootstrapped {
+	const args = ['--org', org, '--email', email, '--name', 'Admin', '--demo'];
+	const result = spawnSync(process.execPath, ['server/src/cli/bootstrap.ts', ...args], {
+		cwd: root,
+		env: { ...process.env, DATABASE_PATH: databasePath },
+		encoding: 'utf8',
+	});
+	if (result.status !== 0)
+		throw new Error(`bootstrap exited with ${result.status}: ${result.stderr}${result.stdout}`);
+	return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as Bootstrapped;
 }

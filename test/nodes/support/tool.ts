@@ -11,7 +11,7 @@ import {
 	type IRunExecutionData,
 } from 'n8n-workflow';
 import { TrainingLab } from '../../../nodes/TrainingLab/TrainingLab.node';
-import { additionalDataFor, credentialsHelper, PACKAGE, type RunOptions } from './n8n';
+import { additionalDataFor, credentialsHelper, PACKAGE, type RunOptions } from '../../support/n8n';
 
 /**
  * The Training Lab node as n8n offers it to AI agents and MCP servers (`trainingLabTool`): n8n's CLI

@@ -12,7 +12,7 @@ import {
 	type IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 import { TrainingLabTrigger } from '../../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
-import { credentialsHelper, PACKAGE } from './n8n';
+import { credentialsHelper, PACKAGE } from '../../support/n8n';
 
 const trigger = new TrainingLabTrigger();
 type Method = 'checkExists' | 'create' | 'delete';

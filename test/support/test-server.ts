@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../../server/src/config.ts';
-import { startServer, type RunningServer } from '../../../server/src/server.ts';
-import type { Clock } from '../../../server/src/core/clock.ts';
-import type { Logger } from '../../../server/src/core/logger.ts';
+import { loadConfig } from '../../server/src/config.ts';
+import { startServer, type RunningServer } from '../../server/src/server.ts';
+import type { Clock } from '../../server/src/core/clock.ts';
+import type { Logger } from '../../server/src/core/logger.ts';
 
 export interface TestServer extends RunningServer {
 	dir: string;

@@ -1,6 +1,6 @@
 import type { INodeParameters } from 'n8n-workflow';
-import type { TestOrg } from '../../server/support/fixtures';
-import type { TestServer } from '../../server/support/test-server';
+import type { TestOrg } from './fixtures';
+import type { TestServer } from './test-server';
 import { runTrainingLab, type NodeRun, type RunOptions } from './n8n';
 
 /** A resource-locator value given by ID, as a user picks "By ID" in the editor. */

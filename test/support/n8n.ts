@@ -15,8 +15,8 @@ import {
 	type IWorkflowExecuteAdditionalData,
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { TrainingLabApi } from '../../../credentials/TrainingLabApi.credentials';
-import { TrainingLab } from '../../../nodes/TrainingLab/TrainingLab.node';
+import { TrainingLabApi } from '../../credentials/TrainingLabApi.credentials';
+import { TrainingLab } from '../../nodes/TrainingLab/TrainingLab.node';
 import { InMemoryCredentialsHelper } from './credentials-helper';
 
 export const PACKAGE = 'n8n-nodes-traininglab';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ROUTES } from '../../../server/src/routes/index.ts';
-import type { AnyRoute } from '../../../server/src/http/route.ts';
-import { pathParamNames } from '../../../server/src/http/router.ts';
+import { ROUTES } from '../../server/src/routes/index.ts';
+import type { AnyRoute } from '../../server/src/http/route.ts';
+import { pathParamNames } from '../../server/src/http/router.ts';
 import type { TestOrg } from './fixtures.ts';
 
 export { ROUTES };

@@ -1,4 +1,4 @@
-import { eventually } from '../../support/eventually.ts';
+import { eventually } from './eventually.ts';
 import {
 	createServer,
 	type IncomingHttpHeaders,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { seedDemo } from '../../../server/src/services/demo.ts';
-import type { Actor } from '../../../server/src/core/actor.ts';
+import { seedDemo } from '../../server/src/services/demo.ts';
+import type { Actor } from '../../server/src/core/actor.ts';
 import { ApiClient } from './api-client.ts';
 import { startTestServer, type TestServer } from './test-server.ts';
 
