@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { ApiClient } from '../support/api-client';
 import type { LossyProxy } from '../support/lossy-proxy';
 import { eventually } from '../support/eventually';
-import { patiently, type N8n, type N8nClient } from './harness';
+import { patiently, webhookRows, workflowNode, type N8n, type N8nClient } from './harness';
 import { ScriptedModel, type ScriptedCall } from './scripted-model';
 
 /** What the AI scenarios use of the suite around them (one n8n, one API server). */
@@ -274,26 +274,12 @@ export function aiToolScenarios(suite: Suite): void {
 			const credentialId = await suite.credential('Training Lab retry', proxy.url, retry.api_key);
 			const path = randomUUID();
 			const rows = Array.from({ length: 20 }, (_, index) => ({ title: `Retried ${index + 1}` }));
-			const node = (name: string, type: string, x: number, extra: object) => ({
-				id: randomUUID(),
-				name,
-				type,
-				position: [x, 0],
-				...extra,
-			});
+			const start = webhookRows(path, rows);
 			const { id } = await suite.client().api<{ id: string }>('POST', '/workflows', {
 				name: 'Bulk creation that fails half-way',
 				nodes: [
-					node('Webhook', 'n8n-nodes-base.webhook', 0, {
-						typeVersion: 2,
-						webhookId: path,
-						parameters: { path, httpMethod: 'POST', responseMode: 'onReceived' },
-					}),
-					node('Rows', 'n8n-nodes-base.code', 200, {
-						typeVersion: 2,
-						parameters: { jsCode: `return ${JSON.stringify(rows.map((json) => ({ json })))};` },
-					}),
-					node('Create session', 'n8n-nodes-traininglab.trainingLab', 400, {
+					...start.nodes,
+					workflowNode('Create session', 'n8n-nodes-traininglab.trainingLab', 400, {
 						typeVersion: 1,
 						parameters: {
 							resource: 'session',
@@ -306,7 +292,7 @@ export function aiToolScenarios(suite: Suite): void {
 					}),
 				],
 				connections: {
-					Webhook: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
+					...start.connections,
 					Rows: { main: [[{ node: 'Create session', type: 'main', index: 0 }]] },
 				},
 				settings: { executionOrder: 'v1' },

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
 	copyFileSync,
 	createWriteStream,
@@ -508,6 +508,32 @@ export class N8nClient {
 		);
 		return page.data;
 	}
+}
+
+/** A node of a workflow a test builds, placed `x` to the right. */
+export function workflowNode(name: string, type: string, x: number, extra: object) {
+	return { id: randomUUID(), name, type, position: [x, 0], ...extra };
+}
+
+/**
+ * The start of a workflow a test builds: a Webhook at `path` (answered on receipt) and a Code node
+ * named "Rows" that turns `rows` into items.
+ */
+export function webhookRows(path: string, rows: object[]) {
+	return {
+		nodes: [
+			workflowNode('Webhook', 'n8n-nodes-base.webhook', 0, {
+				typeVersion: 2,
+				webhookId: path,
+				parameters: { path, httpMethod: 'POST', responseMode: 'onReceived' },
+			}),
+			workflowNode('Rows', 'n8n-nodes-base.code', 200, {
+				typeVersion: 2,
+				parameters: { jsCode: `return ${JSON.stringify(rows.map((json) => ({ json })))};` },
+			}),
+		],
+		connections: { Webhook: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] } },
+	};
 }
 
 /** An example workflow of examples/, with its placeholders filled in. */

@@ -14,6 +14,8 @@ import {
 	packPackage,
 	tempRoot,
 	patiently,
+	webhookRows,
+	workflowNode,
 	type N8n,
 } from './harness';
 import { aiToolScenarios } from './ai-scenarios';
@@ -512,26 +514,12 @@ export function endToEndSuite(topology: Topology): void {
 				{ title: 'On a draft', version: draft },
 				{ title: 'Third', version: published },
 			];
-			const node = (name: string, type: string, x: number, extra: object) => ({
-				id: randomUUID(),
-				name,
-				type,
-				position: [x, 0],
-				...extra,
-			});
+			const start = webhookRows(path, rows);
 			const workflow = {
 				name: 'Sessions with an error output',
 				nodes: [
-					node('Webhook', 'n8n-nodes-base.webhook', 0, {
-						typeVersion: 2,
-						webhookId: path,
-						parameters: { path, httpMethod: 'POST', responseMode: 'onReceived' },
-					}),
-					node('Rows', 'n8n-nodes-base.code', 200, {
-						typeVersion: 2,
-						parameters: { jsCode: `return ${JSON.stringify(rows.map((json) => ({ json })))};` },
-					}),
-					node('Create session', 'n8n-nodes-traininglab.trainingLab', 400, {
+					...start.nodes,
+					workflowNode('Create session', 'n8n-nodes-traininglab.trainingLab', 400, {
 						typeVersion: 1,
 						onError: 'continueErrorOutput',
 						parameters: {
@@ -543,11 +531,11 @@ export function endToEndSuite(topology: Topology): void {
 						},
 						credentials: { trainingLabApi: { id: credentialId, name: 'Training Lab errors' } },
 					}),
-					node('Created', 'n8n-nodes-base.noOp', 600, { typeVersion: 1, parameters: {} }),
-					node('Failed', 'n8n-nodes-base.noOp', 600, { typeVersion: 1, parameters: {} }),
+					workflowNode('Created', 'n8n-nodes-base.noOp', 600, { typeVersion: 1, parameters: {} }),
+					workflowNode('Failed', 'n8n-nodes-base.noOp', 600, { typeVersion: 1, parameters: {} }),
 				],
 				connections: {
-					Webhook: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
+					...start.connections,
 					Rows: { main: [[{ node: 'Create session', type: 'main', index: 0 }]] },
 					'Create session': {
 						main: [

@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { choiceField } from './choices';
 
 const UUID_REGEX = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
@@ -84,6 +85,21 @@ export const roleOptions = [
 	{ name: 'Admin', value: 'admin' },
 	{ name: 'Trainer', value: 'trainer' },
 ];
+
+/** A Role field (admin or trainer); `forModel` is what a model reads of it where the node is an AI tool. */
+export function roleField(description: string, forModel: string): INodeProperties[] {
+	return choiceField(
+		{
+			displayName: 'Role',
+			name: 'role',
+			type: 'options',
+			options: roleOptions,
+			default: 'trainer',
+			description,
+		},
+		{ key: 'role', description: forModel },
+	);
+}
 
 export const tierOptions = [
 	{ name: 'Cluster', value: 'cluster' },

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { roleOptions } from '../../shared/descriptions';
-import { choiceField, choiceValue } from '../../shared/choices';
+import { roleField } from '../../shared/descriptions';
+import { choiceValue } from '../../shared/choices';
 import { additionalFields, createResource } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 import { apiPath } from '../../../shared/transport';
@@ -31,16 +31,9 @@ export const description: INodeProperties[] = updateDisplayOptions(
 			required: true,
 			description: 'Unique among the active keys of the organization',
 		},
-		...choiceField(
-			{
-				displayName: 'Role',
-				name: 'role',
-				type: 'options',
-				options: roleOptions,
-				default: 'trainer',
-				description: 'The role the key acts with, never above that of its user',
-			},
-			{ key: 'role', description: 'The role the new key acts with.' },
+		...roleField(
+			'The role the key acts with, never above that of its user',
+			'The role the new key acts with.',
 		),
 		{
 			displayName:

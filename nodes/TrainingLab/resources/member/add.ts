@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { personFields, roleOptions } from '../../shared/descriptions';
-import { choiceField, choiceValue } from '../../shared/choices';
+import { personFields, roleField } from '../../shared/descriptions';
+import { choiceValue } from '../../shared/choices';
 import { additionalFields, createResource } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 import { apiPath } from '../../../shared/transport';
@@ -21,16 +21,7 @@ export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['member'], operation: ['add'] } },
 	[
 		...personFields,
-		...choiceField(
-			{
-				displayName: 'Role',
-				name: 'role',
-				type: 'options',
-				options: roleOptions,
-				default: 'trainer',
-			},
-			{ key: 'role', description: 'The role of the new member.' },
-		),
+		...roleField('The role of the new member', 'The role of the new member.'),
 		additionalFields(),
 	],
 );

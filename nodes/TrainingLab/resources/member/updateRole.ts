@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { choiceField, choiceValue } from '../../shared/choices';
-import { memberLocator, roleOptions } from '../../shared/descriptions';
+import { choiceValue } from '../../shared/choices';
+import { memberLocator, roleField } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { apiPath, apiRequest } from '../../../shared/transport';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
@@ -21,17 +21,7 @@ export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['member'], operation: ['updateRole'] } },
 	[
 		memberLocator,
-		...choiceField(
-			{
-				displayName: 'Role',
-				name: 'role',
-				type: 'options',
-				options: roleOptions,
-				default: 'trainer',
-				description: 'The new role. The last admin cannot be demoted.',
-			},
-			{ key: 'role', description: 'The new role of the member.' },
-		),
+		...roleField('The new role. The last admin cannot be demoted.', 'The new role of the member.'),
 	],
 );
 
