@@ -1,10 +1,14 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { spawnServerIn, type ServerProcess } from '../test/support/server-process.ts';
+import {
+	bootstrapIn,
+	spawnServerIn,
+	type Bootstrapped,
+	type ServerProcess,
+} from '../test/support/server-process.ts';
 
 export { eventually } from '../test/support/eventually.ts';
 
@@ -14,33 +18,9 @@ export function tempDir(name: string): string {
 	return mkdtempSync(join(tmpdir(), `traininglab-bench-${name}-`));
 }
 
-export interface Bootstrapped {
-	org: { id: string };
-	user: { id: string; email: string };
-	api_key: string;
-}
-
+/** The bench organisation (bootstrap --demo) in the database at `databasePath`: the test suites' helper. */
 export function bootstrap(databasePath: string): Bootstrapped {
-	const result = spawnSync(
-		process.execPath,
-		[
-			'server/src/cli/bootstrap.ts',
-			'--org',
-			'Bench Org',
-			'--email',
-			'bench@bench.test',
-			'--name',
-			'Bench',
-			'--demo',
-		],
-		{
-			cwd: ROOT,
-			env: { ...process.env, DATABASE_PATH: databasePath },
-			encoding: 'utf8',
-		},
-	);
-	if (result.status !== 0) throw new Error(`bootstrap failed: ${result.stderr}`);
-	return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
+	return bootstrapIn(ROOT, databasePath, 'Bench Org', 'bench@bench.test');
 }
 
 /** The API server in its own process, as `npm start` runs it (the test suites' helper). */
