@@ -22,6 +22,7 @@ import { participant } from './resources/participant';
 import { session } from './resources/session';
 import { webhook } from './resources/webhook';
 import { subtitleLookup } from '../shared/subtitle';
+import { batchingOption, forEachItem } from './shared/batching';
 import { fetchOrgId, nodeErrorOf } from '../shared/transport';
 import type { Resource } from './shared/resource';
 import type { ExecutionContext } from './shared/types';
@@ -86,6 +87,7 @@ export class TrainingLab implements INodeType {
 				placeholder: 'Add Option',
 				default: {},
 				options: [
+					batchingOption,
 					{
 						displayName: 'Max Retries on Rate Limit',
 						name: 'maxRateLimitRetries',
@@ -138,27 +140,38 @@ export class TrainingLab implements INodeType {
 
 		// Run by an AI Agent or an MCP client: what the model reads of an error is its message alone.
 		const asTool = this.getNode().type.endsWith('Tool');
-		const returnData: INodeExecutionData[] = [];
-		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-			try {
-				const result = await run.call(this, itemIndex, context);
-				returnData.push(
-					...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(result), {
-						itemData: { item: itemIndex },
-					}),
-				);
-			} catch (error) {
-				const nodeError = nodeErrorOf(this, error, itemIndex);
-				if (this.continueOnFail()) {
-					returnData.push({
-						json: failedItemJson(nodeError, this.getNode().onError),
-						pairedItem: { item: itemIndex },
-					});
-					continue;
+		// Items run side by side (see forEachItem); their output keeps the order of the input.
+		const outputs: INodeExecutionData[][] = [];
+		let failure: { itemIndex: number; error: NodeApiError | NodeOperationError } | undefined;
+		await forEachItem(
+			this,
+			items.length,
+			async (itemIndex) => {
+				try {
+					const result = await run.call(this, itemIndex, context);
+					outputs[itemIndex] = this.helpers.constructExecutionMetaData(
+						this.helpers.returnJsonArray(result),
+						{ itemData: { item: itemIndex } },
+					);
+				} catch (error) {
+					const nodeError = nodeErrorOf(this, error, itemIndex);
+					if (this.continueOnFail()) {
+						outputs[itemIndex] = [
+							{
+								json: failedItemJson(nodeError, this.getNode().onError),
+								pairedItem: { item: itemIndex },
+							},
+						];
+					} else if (!failure || itemIndex < failure.itemIndex) {
+						failure = { itemIndex, error: nodeError };
+					}
 				}
-				throw asTool ? withDetailsInMessage(nodeError) : nodeError;
-			}
-		}
+			},
+			() => failure !== undefined,
+		);
+		// The first item that failed, as if the items had run one after another.
+		if (failure) throw asTool ? withDetailsInMessage(failure.error) : failure.error;
+		const returnData = outputs.flat();
 		return [returnData];
 	}
 }

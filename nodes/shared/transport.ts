@@ -6,6 +6,7 @@ import type {
 	IHttpRequestMethods,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	ICredentialsDecrypted,
 	IPollFunctions,
 	IWorkflowExecutionCustomData,
 	JsonObject,
@@ -49,8 +50,7 @@ export async function apiRequestAs<T>(
 	path: string,
 	options: RequestOptions = {},
 ): Promise<ApiResponse<T>> {
-	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
-	const baseUrl = String(credentials.baseUrl).replace(/\/+$/, '');
+	const { baseUrl, credentialsDecrypted } = await credentialsOf(this);
 	let idempotencyKey = options.idempotencyKey;
 	const repeatable = method !== 'POST' || idempotencyKey !== undefined;
 	const maxRateLimitRetries = maxRateLimitRetriesOf(this, options.itemIndex);
@@ -59,19 +59,25 @@ export async function apiRequestAs<T>(
 	let refusalsReplayed = 0;
 
 	for (;;) {
+		await rateLimitPause(this);
 		let response: IN8nHttpFullResponse;
 		try {
-			response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
-				method,
-				url: `${baseUrl}${path}`,
-				qs: options.qs,
-				body: options.body,
-				json: true,
-				headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {},
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				disableFollowRedirect: true,
-			})) as IN8nHttpFullResponse;
+			response = (await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				CREDENTIAL_TYPE,
+				{
+					method,
+					url: `${baseUrl}${path}`,
+					qs: options.qs,
+					body: options.body,
+					json: true,
+					headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {},
+					returnFullResponse: true,
+					ignoreHttpStatusErrors: true,
+					disableFollowRedirect: true,
+				},
+				{ credentialsDecrypted },
+			)) as IN8nHttpFullResponse;
 		} catch (error) {
 			if (repeatable && transientRetries < TRANSIENT_RETRY_DELAYS_MS.length) {
 				await sleep(TRANSIENT_RETRY_DELAYS_MS[transientRetries++]);
@@ -83,7 +89,7 @@ export async function apiRequestAs<T>(
 		const { statusCode } = response;
 		if (statusCode === 429 && rateLimitRetries < maxRateLimitRetries) {
 			rateLimitRetries++;
-			await sleep(retryAfterMs(response.headers));
+			pauseForRateLimit(this, retryAfterMs(response.headers));
 			continue;
 		}
 		if (
@@ -108,6 +114,55 @@ export async function apiRequestAs<T>(
 		}
 		if (statusCode >= 400) throw apiError(this, response, options.itemIndex);
 		return { body: response.body as T, headers: response.headers as ApiResponse['headers'] };
+	}
+}
+
+interface RunState {
+	credentials: Promise<{ baseUrl: string; credentialsDecrypted: ICredentialsDecrypted }>;
+	/** When requests may go out again after a 429 (ms since the epoch); shared by all items in flight. */
+	resumeAt: number;
+}
+
+const runStates = new WeakMap<Context, RunState>();
+
+function runStateOf(context: Context): RunState {
+	let state = runStates.get(context);
+	if (!state) {
+		const credentials = context.getCredentials(CREDENTIAL_TYPE).then((data) => {
+			const stored = context.getNode().credentials?.[CREDENTIAL_TYPE];
+			const { id, name } = { id: stored?.id ?? '', name: stored?.name ?? '' };
+			return {
+				baseUrl: String(data.baseUrl).replace(/\/+$/, ''),
+				credentialsDecrypted: { id, name, type: CREDENTIAL_TYPE, data },
+			};
+		});
+		// A failed load is not kept: the next request asks again.
+		credentials.catch(() => runStates.delete(context));
+		state = { credentials, resumeAt: 0 };
+		runStates.set(context, state);
+	}
+	return state;
+}
+
+/**
+ * The credential, loaded once per run of the node (n8n reads and decrypts it from its database at
+ * every load) and handed to n8n's authentication with every request.
+ */
+function credentialsOf(context: Context) {
+	return runStateOf(context).credentials;
+}
+
+/** After a 429, every request of the run waits until the API's Retry-After has passed. */
+function pauseForRateLimit(context: Context, waitMs: number): void {
+	const state = runStateOf(context);
+	state.resumeAt = Math.max(state.resumeAt, Date.now() + waitMs);
+}
+
+async function rateLimitPause(context: Context): Promise<void> {
+	for (;;) {
+		const waitMs = runStateOf(context).resumeAt - Date.now();
+		if (waitMs <= 0) return;
+		await sleep(waitMs);
 	}
 }
 

@@ -187,8 +187,6 @@ describe('idempotent creates', () => {
 // One Idempotency-Key per intent: the same where n8n runs the same create again, another for every
 // other create, however alike its item and fields.
 describe('one create key per intent', () => {
-	const posts = () => proxy.exchanges.filter((exchange) => exchange.method === 'POST');
-
 	it('a second run of the node in the same execution (a loop) creates again, under another key', async () => {
 		const first = await runTrainingLab(createSession('Looped'), { credentials: viaProxy() });
 		const second = await runTrainingLab(createSession('Looped'), {
@@ -218,17 +216,18 @@ describe('one create key per intent', () => {
 		proxy.lose = (req) => req.method === 'POST' && ++postsSeen >= 3;
 		proxy.losses = 3;
 		const input = ['R1', 'R2', 'R3', 'R4'].map((title) => ({ title }));
-		const failed = await runTrainingLab(createSession('={{ $json.title }}'), {
-			credentials: viaProxy(),
-			input,
+		// One item after another, so that which item fails is known.
+		const oneByOne = createSession('={{ $json.title }}', {
+			requestOptions: { batching: { batch: { batchSize: 1, batchInterval: 0 } } },
 		});
+		const failed = await runTrainingLab(oneByOne, { credentials: viaProxy(), input });
 		expect(failed.error).toMatchObject({ name: 'NodeApiError' });
 		expect(['R1', 'R2', 'R3', 'R4'].map(sessionsTitled)).toEqual([1, 1, 1, 0]);
 		expect(failed.run.data.resultData.metadata).toEqual({ traininglab_run: failed.executionId });
 		const firstKeys = posts().map((exchange) => exchange.idempotencyKey);
 
 		proxy.exchanges.length = 0;
-		const retried = await runTrainingLab(createSession('={{ $json.title }}'), {
+		const retried = await runTrainingLab(oneByOne, {
 			credentials: viaProxy(),
 			input,
 			startFrom: retryExecution(failed),
@@ -243,6 +242,38 @@ describe('one create key per intent', () => {
 				.slice(0, 3),
 		).toEqual([firstKeys[0], firstKeys[1], firstKeys[2]]);
 		expect(['R1', 'R2', 'R3', 'R4'].map(sessionsTitled)).toEqual([1, 1, 1, 1]);
+	});
+
+	it('the same holds with items in flight side by side: whatever the failed run created, the retry replays', async () => {
+		// The 11th create's answers are lost, more often than the transport repeats it.
+		let postsSeen = 0;
+		let unlucky: string | undefined;
+		proxy.lose = (req) => {
+			if (req.method !== 'POST') return false;
+			if (++postsSeen === 11) unlucky = req.headers['idempotency-key'] as string;
+			return req.headers['idempotency-key'] === unlucky;
+		};
+		proxy.losses = 3;
+		const titles = Array.from({ length: 20 }, (_, index) => `Side by side ${index + 1}`);
+		const input = titles.map((title) => ({ title }));
+		const failed = await runTrainingLab(createSession('={{ $json.title }}'), {
+			credentials: viaProxy(),
+			input,
+		});
+		expect(failed.error).toMatchObject({ name: 'NodeApiError' });
+		const createdBefore = titles.filter((title) => sessionsTitled(title) === 1);
+		expect(createdBefore.length).toBeGreaterThanOrEqual(11);
+
+		proxy.exchanges.length = 0;
+		const retried = await runTrainingLab(createSession('={{ $json.title }}'), {
+			credentials: viaProxy(),
+			input,
+			startFrom: retryExecution(failed),
+		});
+		expect(retried.error).toBeUndefined();
+		expect(json(retried).map((session) => session.title)).toEqual(titles);
+		expect(posts().filter((exchange) => exchange.replayed)).toHaveLength(createdBefore.length);
+		expect(titles.map(sessionsTitled)).toEqual(titles.map(() => 1));
 	});
 
 	it('a create refused under a key goes through under the same key once its cause is put right', async () => {
@@ -287,6 +318,52 @@ describe('one create key per intent', () => {
 		]);
 	});
 });
+
+describe('items side by side', () => {
+	it('keep the order of the input, each paired with its item, each create with a key of its own', async () => {
+		const titles = Array.from({ length: 40 }, (_, index) => `In order ${index + 1}`);
+		const result = await runTrainingLab(createSession('={{ $json.title }}'), {
+			credentials: viaProxy(),
+			input: titles.map((title) => ({ title })),
+		});
+		expect(result.error).toBeUndefined();
+		expect(json(result).map((session) => session.title)).toEqual(titles);
+		expect(result.items.map((item) => item.pairedItem)).toEqual(
+			titles.map((_, index) => ({ item: index })),
+		);
+		expect(new Set(posts().map((exchange) => exchange.idempotencyKey)).size).toBe(40);
+		expect(titles.map(sessionsTitled)).toEqual(titles.map(() => 1));
+		// Several requests were in flight at once: one was sent before an earlier one was answered.
+		expect(
+			posts().some((exchange, index) =>
+				posts()
+					.slice(0, index)
+					.some((earlier) => earlier.answeredAt! > exchange.sentAt),
+			),
+		).toBe(true);
+	});
+
+	it('Batching sends Items per Batch at once and waits Batch Interval between batches', async () => {
+		const titles = Array.from({ length: 9 }, (_, index) => `Batched ${index + 1}`);
+		const result = await runTrainingLab(
+			createSession('={{ $json.title }}', {
+				requestOptions: { batching: { batch: { batchSize: 3, batchInterval: 300 } } },
+			}),
+			{ credentials: viaProxy(), input: titles.map((title) => ({ title })) },
+		);
+		expect(json(result).map((session) => session.title)).toEqual(titles);
+		const sent = posts();
+		expect(sent).toHaveLength(9);
+		for (const batch of [1, 2]) {
+			const previous = sent.slice((batch - 1) * 3, batch * 3);
+			const lastAnswer = Math.max(...previous.map((exchange) => exchange.answeredAt!));
+			for (const exchange of sent.slice(batch * 3, batch * 3 + 3))
+				expect(exchange.sentAt).toBeGreaterThanOrEqual(lastAnswer + 300 - 5);
+		}
+	});
+});
+
+const posts = () => proxy.exchanges.filter((exchange) => exchange.method === 'POST');
 
 describe('errors', () => {
 	it("become a NodeApiError with the API's message, code, status and the item index", async () => {
@@ -458,6 +535,52 @@ describe('rate limiting', () => {
 		const statuses = limitedProxy.exchanges.map((e) => e.status);
 		expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
 		expect(statuses.filter((s) => s === 200)).toHaveLength(8);
+	});
+
+	it('with items side by side, a 429 pauses every item until Retry-After has passed: no burst of retries, nothing lost or doubled', async () => {
+		const admin = {
+			orgId: limitedOrg.id,
+			userId: limitedOrg.adminUserId,
+			email: 'admin@x',
+			role: 'admin' as const,
+		};
+		const { key } = limited.services.apiKeys.create(admin, {
+			name: `side by side ${Math.random()}`,
+			role: 'admin',
+		});
+		limitedProxy.exchanges.length = 0;
+		const titles = Array.from({ length: 12 }, (_, index) => `Paced ${index + 1}`);
+		const result = await runTrainingLab(
+			createSession('={{ $json.title }}', { labVersion: byId(limitedOrg.publishedVersionId) }),
+			{
+				credentials: { baseUrl: limitedProxy.url, apiKey: key },
+				input: titles.map((title) => ({ title })),
+			},
+		);
+		expect(result.error).toBeUndefined();
+		expect(json(result).map((session) => session.title)).toEqual(titles);
+		const sessions = limited.db
+			.prepare(`SELECT title FROM sessions WHERE title LIKE 'Paced %'`)
+			.all() as Array<{ title: string }>;
+		expect(sessions.map((session) => session.title).sort()).toEqual([...titles].sort());
+		const exchanges = limitedProxy.exchanges;
+		const refused = exchanges.filter((exchange) => exchange.status === 429);
+		expect(refused.length).toBeGreaterThan(0);
+		// A refused create is sent again only once its Retry-After has passed; and once the node has
+		// the 429 (50 ms after the proxy saw it, at the most) no item sends anything before then.
+		for (const answer of refused) {
+			const resumeAt = answer.answeredAt! + answer.retryAfter! * 1000;
+			const again = exchanges.filter(
+				(exchange) =>
+					exchange.idempotencyKey === answer.idempotencyKey && exchange.sentAt > answer.sentAt,
+			);
+			expect(again.length).toBeGreaterThan(0);
+			for (const exchange of again) expect(exchange.sentAt).toBeGreaterThanOrEqual(resumeAt - 5);
+			const tooEarly = exchanges.filter(
+				(exchange) => exchange.sentAt > answer.answeredAt! + 50 && exchange.sentAt < resumeAt - 5,
+			);
+			expect(tooEarly).toEqual([]);
+		}
 	});
 
 	it("gives up after the configured number of retries with the API's rate_limited error", async () => {

@@ -10,6 +10,11 @@ export interface ProxiedExchange {
 	replayed?: boolean;
 	/** The answer was lost on purpose: the client saw the connection drop. */
 	lost?: boolean;
+	/** When the request arrived and when its answer did (performance.now() of this process). */
+	sentAt: number;
+	answeredAt?: number;
+	/** Retry-After of a 429, seconds. */
+	retryAfter?: number;
 }
 
 /**
@@ -34,6 +39,7 @@ export class LossyProxy {
 				path: req.url!,
 				status: null,
 				idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+				sentAt: performance.now(),
 			};
 			this.exchanges.push(exchange);
 			if (this.refuse(req)) {
@@ -54,6 +60,9 @@ export class LossyProxy {
 				},
 				(answer) => {
 					exchange.status = answer.statusCode!;
+					exchange.answeredAt = performance.now();
+					if (answer.headers['retry-after'])
+						exchange.retryAfter = Number(answer.headers['retry-after']);
 					exchange.replayed = answer.headers['idempotent-replayed'] === 'true';
 					if (drop) {
 						answer.resume();
