@@ -7,7 +7,7 @@ export interface LoadResult {
 	errors: number;
 }
 
-/** Load from this process (the server runs in its own): autocannon after a short warm-up. */
+/** Load from this process (the server runs in its own): autocannon, after a 1 s warm-up if asked. */
 export async function load(options: {
 	url: string;
 	key: string;
@@ -15,6 +15,7 @@ export async function load(options: {
 	seconds: number;
 	method?: 'GET' | 'POST';
 	body?: unknown;
+	warmUp?: boolean;
 }): Promise<LoadResult> {
 	const request = {
 		url: options.url,
@@ -26,7 +27,7 @@ export async function load(options: {
 		},
 		body: options.body ? JSON.stringify(options.body) : undefined,
 	};
-	await autocannon({ ...request, duration: 1 });
+	if (options.warmUp !== false) await autocannon({ ...request, duration: 1 });
 	const result = await autocannon({ ...request, duration: options.seconds });
 	return {
 		requestsPerSecond: Math.round(result.requests.average),

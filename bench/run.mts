@@ -18,9 +18,9 @@ const ms = (value: number) => `${value} ms`;
 const started = Date.now();
 
 console.error(
-	'server throughput against a bare node:http baseline (10,000 sessions in the database)…',
+	'server throughput against a bare node:http baseline (10,000 sessions in the database; 3 interleaved rounds of 1 s per cell)…',
 );
-for (const row of await benchThroughput(3)) {
+for (const row of await benchThroughput(3, 1)) {
 	const ratio = row.ours.requestsPerSecond / row.baseline.requestsPerSecond;
 	const write = row.endpoint.startsWith('POST');
 	const target = [
@@ -67,7 +67,7 @@ console.error(
 const resultFile = join(tmpdir(), `traininglab-bench-node-${process.pid}.json`);
 const jest = spawnSync(
 	join(ROOT, 'node_modules', '.bin', 'jest'),
-	['-c', 'jest.bench.config.cjs'],
+	['-c', 'jest.bench.config.cjs', 'bench/nodes.bench.ts'],
 	{ cwd: ROOT, env: { ...process.env, BENCH_RESULT_FILE: resultFile }, encoding: 'utf8' },
 );
 if (jest.status !== 0)

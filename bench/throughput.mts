@@ -74,8 +74,23 @@ async function startBaseline(
 	};
 }
 
-/** Our server against the bare baseline, each in its own process, same database and data. */
-export async function benchThroughput(seconds: number): Promise<ThroughputRow[]> {
+/** The median of each figure over the rounds of one contender. */
+function medianOf(results: LoadResult[]): LoadResult {
+	const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+	return {
+		requestsPerSecond: median(results.map((result) => result.requestsPerSecond)),
+		p50Ms: median(results.map((result) => result.p50Ms)),
+		p99Ms: median(results.map((result) => result.p99Ms)),
+		errors: results.reduce((sum, result) => sum + result.errors, 0),
+	};
+}
+
+/**
+ * Our server against the bare baseline, each in its own process, same database and data. For each
+ * cell the two alternate over `rounds` rounds of `seconds` (which goes first alternates too), so a
+ * busy moment of the machine lands on both; each figure is the median of its rounds.
+ */
+export async function benchThroughput(rounds: number, seconds: number): Promise<ThroughputRow[]> {
 	const dir = tempDir('throughput');
 	const databasePath = join(dir, 'db.sqlite');
 	const boot = bootstrap(databasePath);
@@ -107,11 +122,25 @@ export async function benchThroughput(seconds: number): Promise<ThroughputRow[]>
 					method: scenario.method,
 					body: scenario.body,
 				};
+				const urls = { ours: ours.url, baseline: baseline.url };
+				const results: Record<keyof typeof urls, LoadResult[]> = { ours: [], baseline: [] };
+				for (let round = 0; round < rounds; round++) {
+					const order =
+						round % 2 === 0 ? (['ours', 'baseline'] as const) : (['baseline', 'ours'] as const);
+					for (const contender of order)
+						results[contender].push(
+							await load({
+								...common,
+								url: `${urls[contender]}${scenario.path}`,
+								warmUp: round === 0,
+							}),
+						);
+				}
 				rows.push({
 					endpoint: scenario.endpoint,
 					connections,
-					ours: await load({ ...common, url: `${ours.url}${scenario.path}` }),
-					baseline: await load({ ...common, url: `${baseline.url}${scenario.path}` }),
+					ours: medianOf(results.ours),
+					baseline: medianOf(results.baseline),
 				});
 			}
 		}

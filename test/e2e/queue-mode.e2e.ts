@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { installTarball, startQueueN8n } from './harness';
+import { installTarball, startQueueN8n } from '../support/real-n8n';
 import { endToEndSuite } from './scenarios';
 import { ensureDebianServices, startPostgres, startRedis, type Service } from './services';
 

@@ -17,7 +17,7 @@ import {
 	webhookRows,
 	workflowNode,
 	type N8n,
-} from './harness';
+} from '../support/real-n8n';
 import { aiToolScenarios } from './ai-scenarios';
 import { bootstrapOrg, spawnServer, type ServerProcess } from '../support/processes';
 import { eventually } from '../support/eventually';

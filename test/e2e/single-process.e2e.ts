@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { installTarball, startN8n } from './harness';
+import { installTarball, startN8n } from '../support/real-n8n';
 import { endToEndSuite } from './scenarios';
 
 // n8n as most people run it: one process on SQLite serving the editor, the APIs and webhooks, and

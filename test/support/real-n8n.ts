@@ -16,10 +16,11 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { eventually, type EventuallyOptions } from '../support/eventually';
+import { eventually, type EventuallyOptions } from './eventually';
 
 export const ROOT = join(__dirname, '..', '..');
-const E2E = __dirname;
+// The n8n to install: test/e2e/package.json and its lockfile.
+const E2E = join(ROOT, 'test', 'e2e');
 const PACKAGE_NAME = 'n8n-nodes-traininglab';
 
 export function run(
@@ -517,9 +518,13 @@ export function workflowNode(name: string, type: string, x: number, extra: objec
 
 /**
  * The start of a workflow a test builds: a Webhook at `path` (answered on receipt) and a Code node
- * named "Rows" that turns `rows` into items.
+ * named "Rows" that turns `rows` into items — or, with `'from the request'`, the request body's `rows`.
  */
-export function webhookRows(path: string, rows: object[]) {
+export function webhookRows(path: string, rows: object[] | 'from the request') {
+	const jsCode =
+		rows === 'from the request'
+			? 'return $json.body.rows.map((json) => ({ json }));'
+			: `return ${JSON.stringify(rows.map((json) => ({ json })))};`;
 	return {
 		nodes: [
 			workflowNode('Webhook', 'n8n-nodes-base.webhook', 0, {
@@ -529,7 +534,7 @@ export function webhookRows(path: string, rows: object[]) {
 			}),
 			workflowNode('Rows', 'n8n-nodes-base.code', 200, {
 				typeVersion: 2,
-				parameters: { jsCode: `return ${JSON.stringify(rows.map((json) => ({ json })))};` },
+				parameters: { jsCode },
 			}),
 		],
 		connections: { Webhook: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] } },
