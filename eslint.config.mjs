@@ -29,7 +29,7 @@ export default tseslint.config(
 		},
 	},
 	{
-		files: ['test/**/*.ts'],
+		files: ['test/**/*.ts', 'bench/**/*.bench.ts'],
 		languageOptions: { globals: { ...globals.jest } },
 		rules: { '@typescript-eslint/no-explicit-any': 'off' },
 	},

@@ -191,7 +191,7 @@ async function itemsWorkflow(name: string, node: object, rows: () => object[]) {
 		'the webhook',
 		patiently(60_000, n8n.log),
 	);
-	return async (): Promise<{ executionTimeMs: number; output: any[] }> => {
+	return async (): Promise<{ executionTimeMs: number; output: Array<Record<string, any>> }> => {
 		const before = new Set((await client.executions(id)).map((execution) => execution.id));
 		const body = JSON.stringify({ rows: rows() });
 		const answer = await fetch(url, {
