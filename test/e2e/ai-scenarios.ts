@@ -4,7 +4,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { ApiClient } from '../support/api-client';
 import type { LossyProxy } from '../support/lossy-proxy';
 import { eventually } from '../support/eventually';
-import { patiently, webhookRows, workflowNode, type N8n, type N8nClient } from '../support/real-n8n';
+import {
+	patiently,
+	webhookRows,
+	workflowNode,
+	type N8n,
+	type N8nClient,
+} from '../support/real-n8n';
 import { ScriptedModel, type ScriptedCall } from './scripted-model';
 
 /** What the AI scenarios use of the suite around them (one n8n, one API server). */
