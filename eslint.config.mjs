@@ -1,6 +1,6 @@
 // The server, tests, benchmarks and scripts get a normal TypeScript lint. The n8n package
-// (nodes/, credentials/, package.json) is linted by n8n's community-node ESLint configuration
-// (`npm run lint:n8n`, eslint.n8n.config.mjs) and by n8n's community-package scanner
+// (nodes/, credentials/, package.json) is linted by n8n's own CLI, `n8n-node lint`, with its default
+// configuration (`npm run lint:n8n`, scripts/n8n-node-lint.mjs) and by n8n's community-package scanner
 // (`npm run lint:package`); both apply the community rules (no process, timers or fs) only there.
 import js from '@eslint/js';
 import globals from 'globals';

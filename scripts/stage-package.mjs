@@ -4,22 +4,7 @@
 // and the release workflow publishes it. Run after tsc and gulp (the end of `npm run build`).
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-const SHIPPED_FIELDS = [
-	'name',
-	'version',
-	'description',
-	'license',
-	'keywords',
-	'homepage',
-	'repository',
-	'bugs',
-	'author',
-	'files',
-	'engines',
-	'n8n',
-	'peerDependencies',
-];
+import { SHIPPED_FIELDS } from './shipped-fields.mjs';
 
 const root = join(import.meta.dirname, '..');
 const stage = join(root, 'build', 'npm-package');
