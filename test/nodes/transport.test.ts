@@ -509,19 +509,19 @@ describe('rate limiting', () => {
 		await limited.stop();
 	});
 
+	const admin = () => ({
+		orgId: limitedOrg.id,
+		userId: limitedOrg.adminUserId,
+		email: 'admin@x',
+		role: 'admin' as const,
+	});
+	/** A key of its own: its budget is untouched by the fixture's and the other tests' requests. */
+	const freshKey = () =>
+		limited.services.apiKeys.create(admin(), { name: `burst ${Math.random()}`, role: 'admin' }).key;
+
 	it('waits out every 429 for Retry-After seconds and succeeds', async () => {
-		const admin = {
-			orgId: limitedOrg.id,
-			userId: limitedOrg.adminUserId,
-			email: 'admin@x',
-			role: 'admin' as const,
-		};
-		const session = limited.services.sessions.create(admin, sessionInput(limitedOrg));
-		// A key of its own: its budget is untouched by the fixture's requests.
-		const { key } = limited.services.apiKeys.create(admin, {
-			name: `burst ${Math.random()}`,
-			role: 'admin',
-		});
+		const session = limited.services.sessions.create(admin(), sessionInput(limitedOrg));
+		const key = freshKey();
 		limitedProxy.exchanges.length = 0;
 		const result = await runTrainingLab(
 			{ resource: 'session', operation: 'get', session: byId(session.id) },
@@ -538,16 +538,7 @@ describe('rate limiting', () => {
 	});
 
 	it('with items side by side, a 429 pauses every item until Retry-After has passed: no burst of retries, nothing lost or doubled', async () => {
-		const admin = {
-			orgId: limitedOrg.id,
-			userId: limitedOrg.adminUserId,
-			email: 'admin@x',
-			role: 'admin' as const,
-		};
-		const { key } = limited.services.apiKeys.create(admin, {
-			name: `side by side ${Math.random()}`,
-			role: 'admin',
-		});
+		const key = freshKey();
 		limitedProxy.exchanges.length = 0;
 		const titles = Array.from({ length: 12 }, (_, index) => `Paced ${index + 1}`);
 		const result = await runTrainingLab(
