@@ -117,10 +117,13 @@ export async function apiRequestAs<T>(
 	}
 }
 
+/** What every request of one run of a node shares. */
 interface RunState {
 	credentials: Promise<{ baseUrl: string; credentialsDecrypted: ICredentialsDecrypted }>;
 	/** When requests may go out again after a 429 (ms since the epoch); shared by all items in flight. */
 	resumeAt: number;
+	/** Which execution and which run of the node a create belongs to (see intentOf). */
+	intent?: { runId: string; runIndex: number };
 }
 
 const runStates = new WeakMap<Context, RunState>();
@@ -274,7 +277,7 @@ export function nextCursor(link: string | string[] | undefined): string | undefi
 /**
  * The Idempotency-Key of a create: one key per intent. It stays the same where n8n runs the same
  * intent again — the transport's own repeats, Retry On Fail (same run of the node) and n8n's retry
- * of a failed execution (see runIdOf) — and differs for each item, body, run of the node in an
+ * of a failed execution (see intentOf) — and differs for each item, body, run of the node in an
  * execution (a loop, each tool call of an AI Agent) and execution or tool call.
  */
 export function idempotencyKeyFor(
@@ -282,15 +285,13 @@ export function idempotencyKeyFor(
 	itemIndex: number,
 	body: IDataObject,
 ): string {
-	const { runId, runIndex } = runOf(context);
+	const { runId, runIndex } = intentOf(context);
 	const source = JSON.stringify([runId, context.getNode().id, runIndex, itemIndex, body]);
 	return `n8n-${createHash('sha256').update(source).digest('base64url')}`;
 }
 
 /** Custom data key holding the execution whose creates this execution carries on. */
 const RUN_ID_KEY = 'traininglab_run';
-
-const runs = new WeakMap<IExecuteFunctions, { runId: string; runIndex: number }>();
 
 /**
  * Which execution a run of the node belongs to, and which run of the node it is. n8n's retry of a
@@ -299,9 +300,9 @@ const runs = new WeakMap<IExecuteFunctions, { runId: string; runIndex: number }>
  * A tool call without an execution (the MCP Server Trigger in one n8n process) gets fresh run data
  * from n8n, so a random id there makes each call its own intent.
  */
-function runOf(context: IExecuteFunctions): { runId: string; runIndex: number } {
-	let run = runs.get(context);
-	if (!run) {
+function intentOf(context: IExecuteFunctions): { runId: string; runIndex: number } {
+	const state = runStateOf(context);
+	if (!state.intent) {
 		const proxy = context.getWorkflowDataProxy(0);
 		const customData = (proxy.$execution as { customData?: IWorkflowExecutionCustomData })
 			.customData;
@@ -310,10 +311,9 @@ function runOf(context: IExecuteFunctions): { runId: string; runIndex: number } 
 			runId = context.getExecutionId() ?? randomUUID();
 			customData?.set(RUN_ID_KEY, runId);
 		}
-		run = { runId, runIndex: proxy.$runIndex as number };
-		runs.set(context, run);
+		state.intent = { runId, runIndex: proxy.$runIndex as number };
 	}
-	return run;
+	return state.intent;
 }
 
 const DEFAULT_MAX_RATE_LIMIT_RETRIES = 5;

@@ -22,7 +22,7 @@ export function choiceField(
 		{
 			...modelText,
 			default: `={{ $fromAI('${fromAi.key}', '${fromAi.description} ${allowed}', 'string') }}`,
-			description: `${property.description ? `${property.description}. ` : ''}${allowed}`,
+			description: [property.description?.replace(/\.$/, ''), allowed].filter(Boolean).join('. '),
 			displayOptions: { show: { '@tool': [true] } },
 		},
 	];
