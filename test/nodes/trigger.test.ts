@@ -135,6 +135,23 @@ describe('Training Lab Trigger activated with a trainer key', () => {
 	});
 });
 
+describe('Training Lab Trigger activated in an organisation with the most webhook endpoints it may have', () => {
+	it("fails activation with the API's message and code, and keeps nothing", async () => {
+		for (let n = 1; n <= 20; n++)
+			await org.admin.post(`/orgs/${org.id}/webhooks`, {
+				url: `http://127.0.0.1:9/other-${n}`,
+				event_types: ['org.closed'],
+			});
+		await expect(harness.activate()).rejects.toThrow(
+			'This organization already has 20 webhook endpoints, the most it may have. Delete one it no longer needs first.',
+		);
+		expect(harness.staticData).toEqual({});
+		expect((await endpoints()).map((endpoint) => endpoint.url)).not.toContain(
+			new URL(harness.webhookUrl).href,
+		);
+	});
+});
+
 describe('Training Lab Trigger deactivation while the API is unreachable', () => {
 	it('reports the failure instead of hiding it, and forgets the endpoint so the next activation replaces it', async () => {
 		await harness.activate();

@@ -128,3 +128,44 @@ describe('webhook endpoints with WEBHOOK_ALLOW_INSECURE_URLS=true', () => {
 		}
 	});
 });
+
+describe('the number of webhook endpoints of an organisation', () => {
+	it('is at most 20: one more gets 409 webhook_limit_reached and is not created; deleting one makes room', async () => {
+		const server = await startTestServer({ WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
+		try {
+			const org = await createOrg(server);
+			const create = (n: number) =>
+				org.admin.post(`/orgs/${org.id}/webhooks`, {
+					url: `http://127.0.0.1:9/hook-${n}`,
+					event_types: ['org.closed'],
+				});
+			const created = [];
+			for (let n = 1; n <= 20; n++) created.push((await create(n)).body);
+			expect(created.every((endpoint) => endpoint.id)).toBe(true);
+			const refused = await create(21);
+			expect(refused.status).toBe(409);
+			expect(refused.body).toEqual({
+				error: {
+					code: 'webhook_limit_reached',
+					message:
+						'This organization already has 20 webhook endpoints, the most it may have. Delete one it no longer needs first.',
+				},
+			});
+			expect((await org.admin.get(`/orgs/${org.id}/webhooks`)).body).toHaveLength(20);
+			// Another organisation is not held back by this one's endpoints.
+			const other = await createOrg(server);
+			expect(
+				(
+					await other.admin.post(`/orgs/${other.id}/webhooks`, {
+						url: 'http://127.0.0.1:9/hook-21',
+						event_types: ['org.closed'],
+					})
+				).status,
+			).toBe(201);
+			await org.admin.delete(`/orgs/${org.id}/webhooks/${created[0].id}`);
+			expect((await create(21)).status).toBe(201);
+		} finally {
+			await server.stop();
+		}
+	});
+});

@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
 	session_full: 409,
 	lab_version_not_published: 409,
 	idempotency_conflict: 409,
+	webhook_limit_reached: 409,
 	payload_too_large: 413,
 	unsupported_media_type: 415,
 	expectation_failed: 417,

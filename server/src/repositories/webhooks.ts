@@ -18,6 +18,7 @@ export class WebhookRepository {
 	readonly #insert;
 	readonly #find;
 	readonly #findByUrl;
+	readonly #count;
 	readonly #page;
 	readonly #delete;
 	readonly #disable;
@@ -33,6 +34,9 @@ export class WebhookRepository {
 		this.#findByUrl = db.prepare<[string, string], WebhookRow>(
 			'SELECT * FROM webhooks WHERE org_id = ? AND url = ?',
 		);
+		this.#count = db
+			.prepare<[string], number>('SELECT count(*) FROM webhooks WHERE org_id = ?')
+			.pluck();
 		this.#page = db.prepare<[string, number, number], WebhookRow>(
 			'SELECT * FROM webhooks WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?',
 		);
@@ -44,6 +48,10 @@ export class WebhookRepository {
 
 	insert(webhook: NewWebhook): void {
 		this.#insert.run(webhook);
+	}
+
+	count(orgId: string): number {
+		return this.#count.get(orgId)!;
 	}
 
 	find(orgId: string, webhookId: string): WebhookRow | undefined {

@@ -38,7 +38,7 @@ export const webhookRoutes = [
 			description: 'The new endpoint, with its secret shown once.',
 			schema: WebhookCreated,
 		},
-		errors: ['url_taken'],
+		errors: ['url_taken', 'webhook_limit_reached'],
 		secretFields: ['secret'],
 		precheck: ({ services, body }) => services.webhooks.assertUrlAllowed(body.url),
 		handle: ({ services, actor, body }) => services.webhooks.create(actor, body),

@@ -14,6 +14,7 @@ import type {
 	WebhookDelivery,
 } from '../schemas/webhooks.ts';
 import type { Actor } from '../core/actor.ts';
+import { BOUNDS } from '../schemas/bounds.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
 export class WebhookService extends DomainService {
@@ -50,6 +51,13 @@ export class WebhookService extends DomainService {
 		return this.transaction(() => {
 			if (this.repos.webhooks.findByUrl(actor.orgId, input.url)) {
 				throw new ApiError('url_taken', `A webhook endpoint for ${input.url} already exists.`);
+			}
+			const { max } = BOUNDS.webhookEndpoints;
+			if (this.repos.webhooks.count(actor.orgId) >= max) {
+				throw new ApiError(
+					'webhook_limit_reached',
+					`This organization already has ${max} webhook endpoints, the most it may have. Delete one it no longer needs first.`,
+				);
 			}
 			const row = {
 				id: randomUUID(),
