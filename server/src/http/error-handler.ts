@@ -17,10 +17,52 @@ export function errorHandler(logger: Logger) {
 			return;
 		}
 		if (apiError.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
-		// A body left unread would otherwise be read and thrown away to keep the connection: close it instead.
-		if (declaresBody(req) && !req.complete) res.setHeader('Connection', 'close');
+		// A body left unread would otherwise be read and thrown away to keep the connection: close it
+		// instead, once the client has had the answer (see lingerBeforeClosing).
+		if (declaresBody(req) && !req.complete) {
+			res.setHeader('Connection', 'close');
+			lingerBeforeClosing(req);
+		}
 		res.setHeader('Cache-Control', 'no-store');
 		res.status(apiError.status).json(apiError.toEnvelope());
+	};
+}
+
+/** How long, and for how many bytes, a connection is drained before it is closed (nginx: 30 s / 5 s). */
+export const LINGER = { totalMs: 30_000, idleMs: 5_000, maxBytes: 64 * 1024 * 1024 };
+
+/**
+ * Closing a connection while the client is still sending its body makes the kernel answer the
+ * unread bytes with a reset, and the client may lose the answer sent just before. So, as nginx
+ * and Apache do, the answer is sent and the sending side closed (FIN) at once, then what the
+ * client still sends is read and thrown away until its body is complete — within LINGER's bounds
+ * of time, idle time and bytes — and only then is the connection closed.
+ */
+function lingerBeforeClosing(req: Request): void {
+	const socket = req.socket;
+	socket.destroySoon = () => {
+		socket.end();
+		let read = 0;
+		let idle: NodeJS.Timeout;
+		const close = () => {
+			clearTimeout(total);
+			clearTimeout(idle);
+			socket.destroy();
+		};
+		const total = setTimeout(close, LINGER.totalMs);
+		const stillSending = () => {
+			clearTimeout(idle);
+			idle = setTimeout(close, LINGER.idleMs);
+		};
+		stillSending();
+		socket.on('data', (chunk: Buffer) => {
+			read += chunk.length;
+			if (read > LINGER.maxBytes) close();
+			else stillSending();
+		});
+		if (req.complete) close();
+		else req.once('end', close);
+		socket.once('close', close);
 	};
 }
 
