@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { ApiClient } from '../test/support/api-client';
 import { eventually } from '../test/support/eventually';
+import { demoVersionsOf } from '../test/support/fixtures';
 import { bootstrapOrg, spawnServer, type ServerProcess } from '../test/support/processes';
 import {
 	ensureN8n,
@@ -62,10 +63,7 @@ beforeAll(async () => {
 		join(work, 'api-server.log'),
 	);
 	lab = new ApiClient(api.url, boot.api_key);
-	const labs = (await lab.get('/labs')).body;
-	versionId = (await lab.get(`/labs/${labs[0].id}/versions`)).body.find(
-		(version: { status: string }) => version.status === 'published',
-	).id;
+	versionId = (await demoVersionsOf(lab)).published;
 	const userFolder = join(work, 'n8n-user');
 	installTarball(userFolder, tarball);
 	n8n = await startN8n(n8nDir, userFolder);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ApiClient } from '../support/api-client';
+import { demoVersionsOf } from '../support/fixtures';
 import type { LossyProxy } from '../support/lossy-proxy';
 import { eventually } from '../support/eventually';
 import {
@@ -37,19 +38,6 @@ export interface Suite {
 	executedBy(executionId: string): string;
 }
 
-/** The organisation's first lab's published and draft versions (bootstrap --demo makes both). */
-async function versionsOf(api: ApiClient): Promise<{ published: string; draft: string }> {
-	const lab = (await api.get('/labs')).body[0];
-	const versions = (await api.get(`/labs/${lab.id}/versions`)).body as Array<{
-		id: string;
-		status: string;
-	}>;
-	return {
-		published: versions.find((version) => version.status === 'published')!.id,
-		draft: versions.find((version) => version.status === 'draft')!.id,
-	};
-}
-
 async function sessionIdsTitled(api: ApiClient, title: string): Promise<string[]> {
 	return (await api.getAll('/sessions?limit=200')).items
 		.filter((session: { title: string }) => session.title === title)
@@ -79,7 +67,7 @@ export function aiToolScenarios(suite: Suite): void {
 		beforeAll(async () => {
 			const tools = suite.org('tools');
 			api = tools.client;
-			versions = await versionsOf(api);
+			versions = await demoVersionsOf(api);
 			const credentialId = await suite.credential('Training Lab tools', api.baseUrl, tools.api_key);
 			const bearer = await suite.client().api<{ id: string }>('POST', '/credentials', {
 				name: "MCP clients' token",
@@ -213,7 +201,7 @@ export function aiToolScenarios(suite: Suite): void {
 			model = await ScriptedModel.start();
 			const agent = suite.org('agent');
 			api = agent.client;
-			versions = await versionsOf(api);
+			versions = await demoVersionsOf(api);
 			const credentialId = await suite.credential('Training Lab agent', api.baseUrl, agent.api_key);
 			const openAi = await suite.client().api<{ id: string }>('POST', '/credentials', {
 				name: 'Scripted model',
@@ -276,7 +264,7 @@ export function aiToolScenarios(suite: Suite): void {
 		it('a bulk run whose API went away half-way, retried in n8n, ends with every session exactly once', async () => {
 			const retry = suite.org('retry');
 			const proxy = suite.proxy();
-			const { published } = await versionsOf(retry.client);
+			const { published } = await demoVersionsOf(retry.client);
 			const credentialId = await suite.credential('Training Lab retry', proxy.url, retry.api_key);
 			const path = randomUUID();
 			const rows = Array.from({ length: 20 }, (_, index) => ({ title: `Retried ${index + 1}` }));

@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiClient } from '../support/api-client';
+import { demoVersionsOf } from '../support/fixtures';
 import { LossyProxy } from '../support/lossy-proxy';
 import {
 	ensureN8n,
@@ -259,10 +260,7 @@ export function endToEndSuite(topology: Topology): void {
 		const sessions = async () => (await orgs.bulk.client.getAll('/sessions?limit=200')).items;
 
 		beforeAll(async () => {
-			const labs = (await orgs.bulk.client.get('/labs')).body;
-			versionId = (await orgs.bulk.client.get(`/labs/${labs[0].id}/versions`)).body.find(
-				(v: { status: string }) => v.status === 'published',
-			).id;
+			versionId = (await demoVersionsOf(orgs.bulk.client)).published;
 			const credentialId = await credential('Training Lab bulk', proxy.url, orgs.bulk.api_key);
 			({ id: workflowId, workflow } = await importExample('bulk-session-creation', {
 				YOUR_PUBLISHED_LAB_VERSION_ID: versionId,
@@ -496,13 +494,7 @@ export function endToEndSuite(topology: Topology): void {
 	describe('On Error: Continue (using error output)', () => {
 		it("sends the failed item to the error output with the API's message and code, the others to the success output", async () => {
 			const { client: api } = orgs.errors;
-			const lab = (await api.get('/labs')).body[0];
-			const versions = (await api.get(`/labs/${lab.id}/versions`)).body as Array<{
-				id: string;
-				status: string;
-			}>;
-			const published = versions.find((version) => version.status === 'published')!.id;
-			const draft = versions.find((version) => version.status === 'draft')!.id;
+			const { published, draft } = await demoVersionsOf(api);
 			const credentialId = await credential(
 				'Training Lab errors',
 				api.baseUrl,

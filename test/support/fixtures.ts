@@ -48,11 +48,7 @@ export async function createOrg(
 		name: 'trainer key',
 		role: 'trainer',
 	});
-	const labs = (await adminClient.get('/labs')).body as Array<{ id: string }>;
-	const versions = (await adminClient.get(`/labs/${labs[0].id}/versions`)).body as Array<{
-		id: string;
-		status: string;
-	}>;
+	const demo = await demoVersionsOf(adminClient);
 	return {
 		id: org.id,
 		slug: org.slug,
@@ -61,9 +57,28 @@ export async function createOrg(
 		adminUserId: admin.user_id,
 		trainerUserId: trainer.user_id,
 		trainerEmail: trainer.email,
-		labId: labs[0].id,
-		publishedVersionId: versions.find((v) => v.status === 'published')!.id,
-		draftVersionId: versions.find((v) => v.status === 'draft')!.id,
+		labId: demo.labId,
+		publishedVersionId: demo.published,
+		draftVersionId: demo.draft,
+	};
+}
+
+/**
+ * The first lab of an organisation made with `--demo` and its versions: version 1 published,
+ * version 2 a draft.
+ */
+export async function demoVersionsOf(
+	api: ApiClient,
+): Promise<{ labId: string; published: string; draft: string }> {
+	const labId = ((await api.get('/labs')).body as Array<{ id: string }>)[0].id;
+	const versions = (await api.get(`/labs/${labId}/versions`)).body as Array<{
+		id: string;
+		status: string;
+	}>;
+	return {
+		labId,
+		published: versions.find((version) => version.status === 'published')!.id,
+		draft: versions.find((version) => version.status === 'draft')!.id,
 	};
 }
 

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 /** How many items are in flight at once when Batching is not set. */
-export const CONCURRENT_ITEMS = 8;
+const CONCURRENT_ITEMS = 8;
 
 /** Request Options → Batching, as n8n's HTTP Request node offers it. */
 export const batchingOption: INodeProperties = {
