@@ -71,7 +71,7 @@ export interface Config {
 	};
 }
 
-/** What each variable means, for `npm start -- --help`; a test holds it to the variables above. */
+/** What each variable means, for `npm start -- --help`; its type holds it to the variables of Env. */
 export const VARIABLE_MEANINGS: Record<keyof z.input<typeof Env>, string> = {
 	PORT: 'listen port (0: any free port; the server prints the one it got)',
 	HOST: 'listen address',

@@ -29,7 +29,7 @@ export function errorHandler(logger: Logger) {
 }
 
 /** How long, and for how many bytes, a connection is drained before it is closed (nginx: 30 s / 5 s). */
-export const LINGER = { totalMs: 30_000, idleMs: 5_000, maxBytes: 64 * 1024 * 1024 };
+const LINGER = { totalMs: 30_000, idleMs: 5_000, maxBytes: 64 * 1024 * 1024 };
 
 /**
  * Closing a connection while the client is still sending its body makes the kernel answer the
