@@ -3,9 +3,9 @@
 // with the CLI's default eslint.config.mjs, which its strict mode (package.json n8n.strict) demands.
 // The repository's own eslint.config.mjs lints the server and the tests instead.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHIPPED_FIELDS } from './shipped-fields.mjs';
+import { writeShippedManifest } from './shipped-manifest.mjs';
 
 const root = join(import.meta.dirname, '..');
 const stage = join(root, 'build', 'n8n-node-lint');
@@ -19,11 +19,7 @@ cpSync(
 	join(cli, 'dist', 'template', 'templates', 'shared', 'default', 'eslint.config.mjs'),
 	join(stage, 'eslint.config.mjs'),
 );
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const shipped = Object.fromEntries(
-	SHIPPED_FIELDS.filter((field) => field in manifest).map((field) => [field, manifest[field]]),
-);
-writeFileSync(join(stage, 'package.json'), `${JSON.stringify(shipped, null, '\t')}\n`);
+writeShippedManifest(root, stage);
 // The CLI runs `npm exec -- eslint`: the repository's ESLint and plugins, found through this link.
 symlinkSync(join(root, 'node_modules'), join(stage, 'node_modules'));
 

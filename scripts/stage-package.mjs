@@ -2,9 +2,9 @@
 // README, LICENSE, and a package.json holding only what an installed package needs — no
 // scripts, workspaces, devDependencies or allowScripts of this repository. `npm run package` packs it
 // and the release workflow publishes it. Run after tsc and gulp (the end of `npm run build`).
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHIPPED_FIELDS } from './shipped-fields.mjs';
+import { writeShippedManifest } from './shipped-manifest.mjs';
 
 const root = join(import.meta.dirname, '..');
 const stage = join(root, 'build', 'npm-package');
@@ -14,7 +14,4 @@ rmSync(stage, { recursive: true, force: true });
 for (const folder of manifest.files)
 	cpSync(join(root, folder), join(stage, folder), { recursive: true });
 for (const file of ['README.md', 'LICENSE']) cpSync(join(root, file), join(stage, file));
-const shipped = Object.fromEntries(
-	SHIPPED_FIELDS.filter((field) => field in manifest).map((field) => [field, manifest[field]]),
-);
-writeFileSync(join(stage, 'package.json'), `${JSON.stringify(shipped, null, '\t')}\n`);
+writeShippedManifest(root, stage);
