@@ -55,25 +55,39 @@ export class TrainingLabApi implements ICredentialType {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
 			url: '/me',
 			method: 'GET',
+			// Every answer's body comes back and the rules below read it: n8n 1.x applies "responseCode"
+			// rules only to errors it does not reword (a 401 becomes its own "Authorization failed"), so
+			// the API's error code is matched in the body instead, which n8n 1.x and 2.x read alike.
+			ignoreHttpStatusErrors: true,
 		},
 		// What n8n shows when the test fails. A host that cannot be reached shows as n8n's own
-		// connection error code (ECONNREFUSED, ENOTFOUND, ETIMEDOUT): a declarative test cannot word it.
-		// n8n's credentials tester applies both kinds of rule from one list; its type asks for one kind.
+		// connection error (2.x: its code, ECONNREFUSED; 1.x: a sentence): a declarative test cannot word it.
 		rules: [
 			{
-				type: 'responseCode',
+				type: 'responseSuccessBody',
 				properties: {
-					value: 401,
+					key: 'error.code',
+					value: 'unauthorized',
 					message:
 						'The API key was refused: it is wrong, revoked, or its member was removed. Create a new key (Training Lab node → API Key → Create) and paste it here.',
 				},
 			},
 			{
-				type: 'responseCode',
+				type: 'responseSuccessBody',
 				properties: {
-					value: 404,
+					key: 'error.code',
+					value: 'not_found',
 					message:
 						'Nothing answers as the Training Lab API at this Base URL (GET /me: 404). Check host and path: the Base URL is the API address ending in /api/v1, e.g. https://lab.example.com/api/v1.',
+				},
+			},
+			{
+				type: 'responseSuccessBody',
+				properties: {
+					key: 'error.code',
+					value: 'rate_limited',
+					message:
+						'The Training Lab API is rate limiting this organisation (429). Test the credential again in a minute.',
 				},
 			},
 			{
@@ -85,6 +99,6 @@ export class TrainingLabApi implements ICredentialType {
 						'This server answered GET /me, but not as the Training Lab API does (no organisation in the answer). Check the Base URL.',
 				},
 			},
-		] as ICredentialTestRequest['rules'],
+		],
 	};
 }

@@ -1,7 +1,6 @@
 import type {
 	IDataObject,
 	IExecuteFunctions,
-	INode,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
@@ -157,10 +156,7 @@ export class TrainingLab implements INodeType {
 					const nodeError = nodeErrorOf(this, error, itemIndex);
 					if (this.continueOnFail()) {
 						outputs[itemIndex] = [
-							{
-								json: failedItemJson(nodeError, this.getNode().onError),
-								pairedItem: { item: itemIndex },
-							},
+							{ json: failedItemJson(nodeError), pairedItem: { item: itemIndex } },
 						];
 					} else if (!failure || itemIndex < failure.itemIndex) {
 						failure = { itemIndex, error: nodeError };
@@ -189,23 +185,20 @@ function withDetailsInMessage(error: NodeApiError | NodeOperationError) {
 }
 
 /**
- * The JSON of an item that failed under "On Error: Continue": the API's message in `error`, and its
- * code, HTTP status and description. n8n sends an item to the error output only when its JSON holds
- * nothing but `error`, `message` and `details`, so there they go in `details`; on the regular
- * output they sit next to `error`.
+ * The JSON of an item that failed under "On Error: Continue": `{ error: { message, code, httpCode,
+ * description } }`, as n8n's HTTP Request node gives a failed request. Both outputs get this shape,
+ * and it is one that n8n 1.x and 2.x both send to the error output: they route an item whose JSON
+ * holds `error` alone (2.x also `message` and `details` beside it, 1.x only `message`). An item with
+ * the error object itself attached would route too, but n8n then replaces its JSON with the message.
  */
-function failedItemJson(
-	error: NodeApiError | NodeOperationError,
-	onError: INode['onError'],
-): IDataObject {
-	const details: IDataObject =
-		error instanceof NodeApiError
-			? {
-					code: error.context.apiCode as string,
-					httpCode: error.httpCode,
-					description: error.description,
-				}
-			: {};
-	if (onError === 'continueErrorOutput') return { error: error.message, details };
-	return { error: error.message, ...details };
+function failedItemJson(error: NodeApiError | NodeOperationError): IDataObject {
+	if (!(error instanceof NodeApiError)) return { error: { message: error.message } };
+	return {
+		error: {
+			message: error.message,
+			code: error.context.apiCode as string,
+			httpCode: error.httpCode,
+			description: error.description,
+		},
+	};
 }

@@ -3,6 +3,7 @@ import { startTestServer, type TestServer } from '../support/test-server';
 import { byId, json } from '../support/node-runner';
 import { loopAgain, retryExecution, runTrainingLab } from '../support/n8n';
 import { LossyProxy } from '../support/lossy-proxy';
+import type { IDataObject } from 'n8n-workflow';
 
 let server: TestServer;
 let proxy: LossyProxy;
@@ -423,10 +424,12 @@ describe('errors', () => {
 		]);
 		expect(result.items[0].json).toMatchObject({ title: 'First' });
 		expect(result.items[1].json).toEqual({
-			error: expect.stringMatching(/capacity.*1000/),
-			code: 'validation_failed',
-			httpCode: '400',
-			description: expect.stringMatching(/Error code: validation_failed/),
+			error: {
+				message: expect.stringMatching(/capacity.*1000/),
+				code: 'validation_failed',
+				httpCode: '400',
+				description: expect.stringMatching(/Error code: validation_failed/),
+			},
 		});
 		expect(result.items[2].json).toMatchObject({ title: 'Third', capacity: 7 });
 		expect(sessionsTitled('Too big')).toBe(0);
@@ -450,9 +453,10 @@ describe('errors', () => {
 		]);
 		expect(result.errorItems).toHaveLength(1);
 		expect(result.errorItems[0].pairedItem).toEqual({ item: 1 });
+		// `error` alone: the shape n8n 1.x routes to the error output, as 2.x does.
 		expect(result.errorItems[0].json).toEqual({
-			error: expect.stringMatching(/capacity.*1000/),
-			details: {
+			error: {
+				message: expect.stringMatching(/capacity.*1000/),
 				code: 'validation_failed',
 				httpCode: '400',
 				description: expect.stringMatching(/Error code: validation_failed/),
@@ -473,7 +477,10 @@ describe('errors', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.errorItems).toEqual([]);
 		expect(
-			result.items.map((item) => [item.json.title ?? item.json.code, item.pairedItem]),
+			result.items.map((item) => [
+				item.json.title ?? (item.json.error as IDataObject).code,
+				item.pairedItem,
+			]),
 		).toEqual([
 			['First', { item: 0 }],
 			['validation_failed', { item: 1 }],
