@@ -48,7 +48,7 @@ const credentials: Record<Contender, string> = { ours: '', theirs: '' };
 
 beforeAll(async () => {
 	work = tempRoot();
-	const n8nDir = ensureN8n();
+	const install = ensureN8n();
 	const tarball = packPackage(work);
 	const databasePath = join(work, 'api.sqlite');
 	const boot = bootstrapOrg(databasePath, 'Bench in n8n', 'bench@n8n.test');
@@ -66,8 +66,8 @@ beforeAll(async () => {
 	versionId = (await demoVersionsOf(lab)).published;
 	const userFolder = join(work, 'n8n-user');
 	installTarball(userFolder, tarball);
-	n8n = await startN8n(n8nDir, userFolder);
-	client = new N8nClient(n8n.url);
+	n8n = await startN8n(install, userFolder);
+	client = new N8nClient(n8n);
 	await client.login();
 	credentials.ours = (
 		await client.api('POST', '/credentials', {

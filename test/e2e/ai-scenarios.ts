@@ -6,6 +6,7 @@ import { demoVersionsOf } from '../support/fixtures';
 import type { LossyProxy } from '../support/lossy-proxy';
 import { eventually } from '../support/eventually';
 import {
+	example,
 	patiently,
 	webhookRows,
 	workflowNode,
@@ -69,11 +70,9 @@ export function aiToolScenarios(suite: Suite): void {
 			api = tools.client;
 			versions = await demoVersionsOf(api);
 			const credentialId = await suite.credential('Training Lab tools', api.baseUrl, tools.api_key);
-			const bearer = await suite.client().api<{ id: string }>('POST', '/credentials', {
-				name: "MCP clients' token",
-				type: 'httpBearerAuth',
-				data: { token },
-			});
+			const bearer = await suite
+				.client()
+				.createCredential("MCP clients' token", 'httpBearerAuth', { token });
 			const { id } = await suite.importExample('mcp-server', {
 				YOUR_CREDENTIAL_ID: credentialId,
 				YOUR_MCP_BEARER_CREDENTIAL_ID: bearer.id,
@@ -176,13 +175,18 @@ export function aiToolScenarios(suite: Suite): void {
 
 	describe('the AI Agent with the OpenAI Chat Model node (examples/ai-agent.json), a scripted model', () => {
 		let model: ScriptedModel;
-		let chatUrl: string;
 		let api: ApiClient;
 		let versions: { published: string; draft: string };
+		/** The example as shipped (its tools set to On Error: Continue), and a copy whose tools are not. */
+		const chatUrls = { example: '', toolsFailing: '' };
+		let toolsFailingId: string;
 
-		/** Sends a chat message whose script the model plays; resolves to the tool results the model got. */
-		async function chat(calls: ScriptedCall[]): Promise<string[]> {
-			const response = await fetch(chatUrl, {
+		/** Sends a chat message whose script the model plays; answers with n8n's status and text. */
+		async function send(
+			calls: ScriptedCall[],
+			url = chatUrls.example,
+		): Promise<{ status: number; text: string }> {
+			const response = await fetch(url, {
 				method: 'POST',
 				headers: { 'content-type': 'application/json' },
 				body: JSON.stringify({
@@ -191,9 +195,14 @@ export function aiToolScenarios(suite: Suite): void {
 					chatInput: `Please do this. SCRIPT:${JSON.stringify(calls)}`,
 				}),
 			});
-			const text = await response.text();
-			expect({ status: response.status, text }).toEqual({ status: 200, text: expect.any(String) });
-			const output = (JSON.parse(text) as { output: string }).output;
+			return { status: response.status, text: await response.text() };
+		}
+
+		/** Sends a chat message whose script the model plays; resolves to the tool results the model got. */
+		async function chat(calls: ScriptedCall[], url = chatUrls.example): Promise<string[]> {
+			const answer = await send(calls, url);
+			expect(answer).toEqual({ status: 200, text: expect.any(String) });
+			const output = (JSON.parse(answer.text) as { output: string }).output;
 			return JSON.parse(output.replace(/^RESULTS:/, '')) as string[];
 		}
 
@@ -203,22 +212,35 @@ export function aiToolScenarios(suite: Suite): void {
 			api = agent.client;
 			versions = await demoVersionsOf(api);
 			const credentialId = await suite.credential('Training Lab agent', api.baseUrl, agent.api_key);
-			const openAi = await suite.client().api<{ id: string }>('POST', '/credentials', {
-				name: 'Scripted model',
-				type: 'openAiApi',
-				data: { apiKey: 'sk-scripted', url: model.url, header: false },
+			const openAi = await suite.client().createCredential('Scripted model', 'openAiApi', {
+				apiKey: 'sk-scripted',
+				url: model.url,
+				header: false,
 			});
-			const { id, workflow } = await suite.importExample('ai-agent', {
+			const replacements = {
 				YOUR_CREDENTIAL_ID: credentialId,
 				YOUR_OPENAI_CREDENTIAL_ID: openAi.id,
-			});
-			await suite.client().api('POST', `/workflows/${id}/activate`);
-			chatUrl = `${suite.n8n().webhookBase}/webhook/${workflow.nodes[0].webhookId}/chat`;
-			await eventually(
-				async () => (await fetch(chatUrl, { method: 'POST', body: '{}' })).status !== 404,
-				'the chat webhook to be registered',
-				patiently(60_000, suite.n8n().log),
-			);
+			};
+			const shipped = example('ai-agent', replacements);
+			const toolsFailing = example('ai-agent', replacements);
+			toolsFailing.name = 'Training Lab agent, tools without On Error';
+			toolsFailing.nodes[0].webhookId = randomUUID();
+			for (const node of toolsFailing.nodes) delete node.onError;
+			for (const [name, workflow] of [
+				['example', shipped],
+				['toolsFailing', toolsFailing],
+			] as const) {
+				const { id } = await suite.client().api<{ id: string }>('POST', '/workflows', workflow);
+				await suite.client().api('POST', `/workflows/${id}/activate`);
+				const url = `${suite.n8n().webhookBase}/webhook/${workflow.nodes[0].webhookId}/chat`;
+				await eventually(
+					async () => (await fetch(url, { method: 'POST', body: '{}' })).status !== 404,
+					'the chat webhook to be registered',
+					patiently(60_000, suite.n8n().log),
+				);
+				chatUrls[name] = url;
+				if (name === 'toolsFailing') toolsFailingId = id;
+			}
 		}, 120_000);
 
 		afterAll(async () => {
@@ -248,15 +270,50 @@ export function aiToolScenarios(suite: Suite): void {
 			]);
 		});
 
-		it("a refused call reaches the model with the API's message, code and status", async () => {
+		it("a refused call reaches the model as the API's message, code and status; nothing is created", async () => {
 			const [result] = await chat([
 				{
 					tool: 'Create_session',
 					args: { title: 'Refused by the agent', lab_version_id: versions.draft, capacity: 4 },
 				},
 			]);
-			expect(result).toMatch(/draft.*\(HTTP 409, Error code: lab_version_not_published\)/s);
+			// The example's tools continue on error: the model reads the failed item.
+			expect(JSON.parse(result)).toEqual([
+				{
+					error: {
+						message: expect.stringMatching(/draft/),
+						code: 'lab_version_not_published',
+						httpCode: '409',
+						description: expect.stringContaining('lab_version_not_published'),
+					},
+				},
+			]);
 			expect(await sessionIdsTitled(api, 'Refused by the agent')).toEqual([]);
+		});
+
+		it('a tool without On Error: n8n 2.x hands its error to the model, n8n 1.x ends the execution with it', async () => {
+			const calls = [
+				{
+					tool: 'Create_session',
+					args: { title: 'Refused, tool failing', lab_version_id: versions.draft, capacity: 4 },
+				},
+			];
+			if (suite.n8n().line === '2.x') {
+				const [result] = await chat(calls, chatUrls.toolsFailing);
+				expect(result).toMatch(/draft.*\(HTTP 409, Error code: lab_version_not_published\)/s);
+			} else {
+				expect(await send(calls, chatUrls.toolsFailing)).toEqual({
+					status: 500,
+					text: JSON.stringify({ message: 'Error in workflow' }),
+				});
+				const [failed] = await suite.executions(toolsFailingId, (executions) =>
+					executions.some((execution) => execution.status === 'error'),
+				);
+				expect(failed.data.resultData.error.message).toMatch(
+					/draft.*\(HTTP 409, Error code: lab_version_not_published\)/s,
+				);
+			}
+			expect(await sessionIdsTitled(api, 'Refused, tool failing')).toEqual([]);
 		});
 	});
 

@@ -17,10 +17,11 @@ import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { eventually, type EventuallyOptions } from './eventually';
+import { LINE_TRAITS, type N8nLine } from './n8n-lines';
 
 export const ROOT = join(__dirname, '..', '..');
-// The n8n to install: test/e2e/package.json and its lockfile.
-const E2E = join(ROOT, 'test', 'e2e');
+// The n8n of each line to install: test/e2e/n8n/<line>/package.json and its lockfile.
+const LOCKFILES = join(ROOT, 'test', 'e2e', 'n8n');
 const PACKAGE_NAME = 'n8n-nodes-traininglab';
 
 export function run(
@@ -78,31 +79,37 @@ function nodeHeaders(cacheRoot: string): string {
 	return headers;
 }
 
+/** An installed n8n: where, and of which line. */
+export interface N8nInstall {
+	dir: string;
+	line: N8nLine;
+}
+
 /**
- * Installs the pinned n8n of test/e2e/package-lock.json once per lockfile into a cache folder outside
- * the clone (TRAININGLAB_E2E_CACHE, default ~/.cache/traininglab-e2e) and reuses it while the lockfile
- * is unchanged. Install scripts are skipped (one downloads from GitHub); sqlite3 is then built
- * against Node 24, the runtime n8n 2.x requires.
+ * Installs the pinned n8n of a line (test/e2e/n8n/<line>/package-lock.json) once per lockfile into a
+ * cache folder outside the clone (TRAININGLAB_E2E_CACHE, default ~/.cache/traininglab-e2e) and reuses
+ * it while the lockfile is unchanged. Install scripts are skipped (one downloads from GitHub);
+ * sqlite3 is then built against Node 24, the runtime the project and n8n run on.
  */
-export function ensureN8n(): string {
-	const lock = readFileSync(join(E2E, 'package-lock.json'));
+export function ensureN8n(line: N8nLine = '2.x'): N8nInstall {
+	const pinned = join(LOCKFILES, line);
 	const hash = createHash('sha256')
-		.update(readFileSync(join(E2E, 'package.json')))
-		.update(lock)
+		.update(readFileSync(join(pinned, 'package.json')))
+		.update(readFileSync(join(pinned, 'package-lock.json')))
 		.digest('hex')
 		.slice(0, 16);
 	const cacheRoot =
 		process.env.TRAININGLAB_E2E_CACHE ?? join(homedir(), '.cache', 'traininglab-e2e');
-	const dir = join(cacheRoot, `n8n-${hash}`);
-	if (existsSync(join(dir, '.ready'))) return dir;
-	// Older installs for other lockfiles are 2–3 GB each: keep only the current one.
+	const dir = join(cacheRoot, `n8n-${line}-${hash}`);
+	if (existsSync(join(dir, '.ready'))) return { dir, line };
+	// Older installs of the line (other lockfiles) are 2–3 GB each: keep only the current one.
 	if (existsSync(cacheRoot))
 		for (const entry of readdirSync(cacheRoot))
-			if (entry.startsWith('n8n-'))
+			if (entry.startsWith(`n8n-${line}-`) || /^n8n-[0-9a-f]{16}$/.test(entry))
 				rmSync(join(cacheRoot, entry), { recursive: true, force: true });
 	mkdirSync(dir, { recursive: true });
-	copyFileSync(join(E2E, 'package.json'), join(dir, 'package.json'));
-	copyFileSync(join(E2E, 'package-lock.json'), join(dir, 'package-lock.json'));
+	copyFileSync(join(pinned, 'package.json'), join(dir, 'package.json'));
+	copyFileSync(join(pinned, 'package-lock.json'), join(dir, 'package-lock.json'));
 	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
 		cwd: dir,
 	});
@@ -115,7 +122,7 @@ export function ensureN8n(): string {
 		},
 	});
 	writeFileSync(join(dir, '.ready'), new Date().toISOString());
-	return dir;
+	return { dir, line };
 }
 
 /** Builds and packs this package into `work` as it is published (`npm run package`); returns the tarball's path. */
@@ -226,6 +233,7 @@ export const OWNER = {
 export interface N8n {
 	/** The main process: editor, REST API, public API. */
 	url: string;
+	line: N8nLine;
 	/** Where n8n serves production webhooks (the main process, or the webhook process in queue mode). */
 	webhookBase: string;
 	/** The main process's log, shown when a wait times out. */
@@ -239,7 +247,7 @@ type N8nCommand = 'start' | 'worker' | 'webhook';
 
 /** Starts one n8n process (`n8n start|worker|webhook`) in its own user folder and waits until it is ready. */
 async function startN8nProcess(
-	n8nDir: string,
+	install: N8nInstall,
 	command: N8nCommand,
 	userFolder: string,
 	env: NodeJS.ProcessEnv,
@@ -247,7 +255,7 @@ async function startN8nProcess(
 ): Promise<Process> {
 	mkdirSync(join(userFolder, 'tmp'), { recursive: true });
 	const log = join(userFolder, 'n8n.log');
-	const bin = join(n8nDir, 'node_modules', 'n8n', 'bin', 'n8n');
+	const bin = join(install.dir, 'node_modules', 'n8n', 'bin', 'n8n');
 	const n8n = spawnLogged(node24().bin, [bin, command], {
 		cwd: userFolder,
 		env: {
@@ -261,10 +269,10 @@ async function startN8nProcess(
 			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 			N8N_TEMPLATES_ENABLED: 'false',
 			N8N_PERSONALIZATION_ENABLED: 'false',
-			N8N_DISABLED_MODULES: 'mcp-registry',
 			N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 			N8N_LOG_LEVEL: 'info',
+			...LINE_TRAITS[install.line].env,
 			...env,
 		},
 		log,
@@ -274,7 +282,9 @@ async function startN8nProcess(
 			async () => {
 				if (n8n.child.exitCode !== null)
 					throw new Error(`n8n exited with code ${n8n.child.exitCode}:\n${tail(log)}`);
-				return (await fetch(readinessUrl)).ok;
+				// Starting up, n8n 1.x answers every path with a 200 of plain text.
+				const response = await fetch(readinessUrl);
+				return response.ok && /json/.test(response.headers.get('content-type') ?? '');
 			},
 			`n8n ${command} to be ready`,
 			patiently(120_000, log),
@@ -286,24 +296,55 @@ async function startN8nProcess(
 	return n8n;
 }
 
-/** What the main process needs to serve the editor and APIs on `port`, with the owner set up. */
-function mainEnv(n8nDir: string, port: number): NodeJS.ProcessEnv {
-	const bcrypt = createRequire(join(n8nDir, 'package.json'))('bcryptjs') as {
-		hashSync(value: string, rounds: number): string;
-	};
-	return {
+/** What the main process needs to serve the editor and APIs on `port`, with the owner (2.x) set up. */
+function mainEnv(install: N8nInstall, port: number): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {
 		...listenEnv(port),
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
 		N8N_SECURE_COOKIE: 'false',
+	};
+	if (LINE_TRAITS[install.line].owner !== 'environment') return env;
+	const bcrypt = createRequire(join(install.dir, 'package.json'))('bcryptjs') as {
+		hashSync(value: string, rounds: number): string;
+	};
+	return {
+		...env,
 		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
 		N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
 		N8N_INSTANCE_OWNER_FIRST_NAME: OWNER.firstName,
 		N8N_INSTANCE_OWNER_LAST_NAME: OWNER.lastName,
 		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(OWNER.password, 10),
-		// Activation and deactivation go through an outbox polled every 15 s by default; poll faster.
-		N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '500',
-		N8N_WORKFLOW_PUBLICATION_RECONCILE_INTERVAL_SECONDS: '2',
 	};
+}
+
+/** Starts the main process (`n8n start`) and sets the owner up where the line needs it done over REST. */
+async function startMain(
+	install: N8nInstall,
+	userFolder: string,
+	env: NodeJS.ProcessEnv,
+	port: number,
+): Promise<Process> {
+	const url = `http://127.0.0.1:${port}`;
+	const traits = LINE_TRAITS[install.line];
+	const main = await startN8nProcess(
+		install,
+		'start',
+		userFolder,
+		{ ...env, ...mainEnv(install, port) },
+		`${url}${traits.readinessPath}`,
+	);
+	if (traits.owner === 'rest') {
+		const response = await fetch(`${url}/rest/owner/setup`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(OWNER),
+		});
+		if (!response.ok) {
+			await main.stop();
+			throw new Error(`n8n owner setup → ${response.status}: ${await response.text()}`);
+		}
+	}
+	return main;
 }
 
 function listenEnv(port: number): NodeJS.ProcessEnv {
@@ -316,29 +357,35 @@ function listenEnv(port: number): NodeJS.ProcessEnv {
 }
 
 /** One n8n process on SQLite, serving editor, APIs and webhooks, with its files in `userFolder`. */
-export async function startN8n(n8nDir: string, userFolder: string): Promise<N8n> {
+export async function startN8n(install: N8nInstall, userFolder: string): Promise<N8n> {
 	const port = await freePort();
 	const url = `http://127.0.0.1:${port}`;
-	const n8n = await startN8nProcess(
-		n8nDir,
-		'start',
+	const n8n = await startMain(
+		install,
 		userFolder,
-		{ ...mainEnv(n8nDir, port), N8N_WEBHOOK_URL: `${url}/`, DB_TYPE: 'sqlite' },
-		`${url}/healthz/readiness`,
+		{ N8N_WEBHOOK_URL: `${url}/`, DB_TYPE: 'sqlite' },
+		port,
 	);
-	return { url, webhookBase: url, log: n8n.log, workerLogs: {}, stop: () => n8n.stop() };
+	return {
+		url,
+		line: install.line,
+		webhookBase: url,
+		log: n8n.log,
+		workerLogs: {},
+		stop: () => n8n.stop(),
+	};
 }
 
 /**
  * n8n scaled out in queue mode, each process in its own user folder (`<name>` below `root`, the
- * package installed by `install`): main (editor, APIs, triggers and pollers), `workers` workers
+ * package installed by `installPackage`): main (editor, APIs, triggers and pollers), `workers` workers
  * running the executions from the Redis queue, and one webhook process receiving production
  * webhooks; PostgreSQL as the database.
  */
 export async function startQueueN8n(
-	n8nDir: string,
+	install: N8nInstall,
 	root: string,
-	install: (userFolder: string) => void,
+	installPackage: (userFolder: string) => void,
 	services: { postgresPort: number; redisPort: number },
 	workers = 2,
 ): Promise<N8n> {
@@ -358,7 +405,7 @@ export async function startQueueN8n(
 	};
 	const folder = (name: string) => {
 		const userFolder = join(root, name);
-		install(userFolder);
+		installPackage(userFolder);
 		return userFolder;
 	};
 	const started: Process[] = [];
@@ -368,22 +415,14 @@ export async function startQueueN8n(
 	};
 	try {
 		// Main first: it runs the database migrations the others wait for.
-		started.push(
-			await startN8nProcess(
-				n8nDir,
-				'start',
-				folder('main'),
-				{ ...shared, ...mainEnv(n8nDir, mainPort) },
-				`${url}/healthz/readiness`,
-			),
-		);
+		started.push(await startMain(install, folder('main'), shared, mainPort));
 		const workerLogs: Record<string, string> = {};
 		const starting = [
 			...Array.from({ length: workers }, async (_, index) => {
 				const name = `worker-${index + 1}`;
 				const port = await freePort();
 				const worker = await startN8nProcess(
-					n8nDir,
+					install,
 					'worker',
 					folder(name),
 					{
@@ -398,7 +437,7 @@ export async function startQueueN8n(
 				return worker;
 			}),
 			startN8nProcess(
-				n8nDir,
+				install,
 				'webhook',
 				folder('webhook'),
 				{ ...shared, ...listenEnv(webhookPort) },
@@ -409,7 +448,7 @@ export async function startQueueN8n(
 		for (const outcome of outcomes) if (outcome.status === 'fulfilled') started.push(outcome.value);
 		const failed = outcomes.find((outcome) => outcome.status === 'rejected');
 		if (failed) throw failed.reason;
-		return { url, webhookBase, log: started[0].log, workerLogs, stop };
+		return { url, line: install.line, webhookBase, log: started[0].log, workerLogs, stop };
 	} catch (error) {
 		await stop();
 		throw error;
@@ -419,11 +458,13 @@ export async function startQueueN8n(
 /** n8n's HTTP APIs: the internal REST API with the owner's session cookie, the public API with an API key. */
 export class N8nClient {
 	readonly url: string;
+	readonly line: N8nLine;
 	#cookie = '';
 	#apiKey = '';
 
-	constructor(url: string) {
-		this.url = url;
+	constructor(n8n: { url: string; line: N8nLine }) {
+		this.url = n8n.url;
+		this.line = n8n.line;
 	}
 
 	async login(): Promise<void> {
@@ -455,7 +496,13 @@ export class N8nClient {
 		});
 		const text = await response.text();
 		if (!response.ok) throw new Error(`n8n ${method} ${path} → ${response.status}: ${text}`);
-		return (JSON.parse(text) as { data: unknown }).data;
+		try {
+			return (JSON.parse(text) as { data: unknown }).data;
+		} catch {
+			throw new Error(
+				`n8n ${method} ${path} → ${response.status}, not JSON: ${text.slice(0, 500)}`,
+			);
+		}
 	}
 
 	/** A JSON document the editor loads (e.g. `/types/nodes.json`), with the owner's session. */
@@ -481,24 +528,47 @@ export class N8nClient {
 		return (text ? JSON.parse(text) : undefined) as T;
 	}
 
+	/** Stores a credential: through the public API, or where the line's refuses ours, the editor's REST API. */
+	async createCredential(
+		name: string,
+		type: string,
+		data: Record<string, unknown>,
+	): Promise<{ id: string }> {
+		if (LINE_TRAITS[this.line].credentials === 'public-api')
+			return await this.api('POST', '/credentials', { name, type, data });
+		return (await this.rest('POST', '/rest/credentials', { name, type, data })) as { id: string };
+	}
+
 	/**
-	 * How n8n's publication of the workflow ended, once it has: n8n 2.x activates in the background,
-	 * so a trigger that fails to start shows here (and in the editor), not in the activate answer.
+	 * Activates a workflow whose trigger is expected to fail to start, and returns what n8n tells the
+	 * user: the trigger's error in the publication status (2.x publishes in the background), or the
+	 * activate request's answer (1.x).
 	 */
-	async publicationOutcome(
-		workflowId: string,
-	): Promise<{ status: string; triggers: Array<{ status: string; errorMessage: string | null }> }> {
-		return eventually(
+	async activationFailure(workflowId: string): Promise<string> {
+		if (LINE_TRAITS[this.line].activation === 'synchronous') {
+			const error = await this.api('POST', `/workflows/${workflowId}/activate`).then(
+				() => new Error('n8n activated the workflow'),
+				(refused: Error) => refused,
+			);
+			if (!/→ 4\d\d:/.test(error.message)) throw error;
+			return error.message;
+		}
+		await this.api('POST', `/workflows/${workflowId}/activate`);
+		const outcome = await eventually(
 			async () => {
-				const outcome = (await this.rest(
+				const status = (await this.rest(
 					'GET',
 					`/rest/workflows/${workflowId}/publication-status`,
 				)) as { status: string; triggers: Array<{ status: string; errorMessage: string | null }> };
-				return !['in_progress', 'not_published'].includes(outcome.status) && outcome;
+				return !['in_progress', 'not_published'].includes(status.status) && status;
 			},
 			'n8n to finish publishing the workflow',
 			patiently(120_000),
 		);
+		const failed = outcome.triggers.filter((trigger) => trigger.status === 'failed');
+		if (outcome.status !== 'failed' || failed.length === 0)
+			throw new Error(`n8n published the workflow: ${JSON.stringify(outcome)}`);
+		return failed.map((trigger) => trigger.errorMessage).join('\n');
 	}
 
 	/** Executions of a workflow with their data, newest first. */

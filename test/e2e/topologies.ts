@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import type { N8nLine } from '../support/n8n-lines';
+import { installTarball, startN8n, startQueueN8n } from '../support/real-n8n';
+import type { Topology } from './scenarios';
+import { ensureDebianServices, startPostgres, startRedis, type Service } from './services';
+
+/**
+ * n8n as most people run it: one process on SQLite serving the editor, the APIs and webhooks, and
+ * running every execution.
+ */
+export function singleProcess(line: N8nLine): Topology {
+	return {
+		line,
+		async start(install, work, tarball) {
+			const userFolder = join(work, 'n8n-user');
+			installTarball(userFolder, tarball);
+			return await startN8n(install, userFolder);
+		},
+		executors: ['main'],
+	};
+}
+
+/**
+ * n8n scaled out: main (editor, APIs, triggers, polls), two workers running executions from a Redis
+ * queue, one webhook process receiving production webhooks, PostgreSQL as the database.
+ */
+export function queueMode(line: N8nLine): Topology {
+	return {
+		line,
+		async start(install, work, tarball) {
+			ensureDebianServices();
+			const services: Service[] = [];
+			const stopServices = async () => {
+				for (const service of services.reverse()) await service.stop();
+			};
+			try {
+				const postgres = await startPostgres(join(work, 'postgres'));
+				services.push(postgres);
+				const redis = await startRedis(join(work, 'redis'));
+				services.push(redis);
+				const n8n = await startQueueN8n(
+					install,
+					join(work, 'n8n'),
+					(userFolder) => installTarball(userFolder, tarball),
+					{ postgresPort: postgres.port, redisPort: redis.port },
+				);
+				return {
+					...n8n,
+					async stop() {
+						await n8n.stop();
+						await stopServices();
+					},
+				};
+			} catch (error) {
+				await stopServices();
+				throw error;
+			}
+		},
+		executors: ['worker-1', 'worker-2'],
+	};
+}
