@@ -62,6 +62,7 @@ export function endToEndSuite(topology: Topology): void {
 			['tools', 'tools@e2e.test'],
 			['agent', 'agent@e2e.test'],
 			['retry', 'retry@e2e.test'],
+			['outage', 'outage@e2e.test'],
 		]) {
 			orgs[name] = {
 				...bootstrapOrg(databasePath, `E2E ${name}`, email),
@@ -74,6 +75,8 @@ export function endToEndSuite(topology: Topology): void {
 				WEBHOOK_ALLOW_INSECURE_URLS: 'true',
 				RATE_LIMIT_REQUESTS: '60',
 				RATE_LIMIT_WINDOW_S: '10',
+				// Retries within minutes rather than hours, so that n8n's downtime is waited out in a test.
+				WEBHOOK_RETRY_SCHEDULE_S: '2,4,8,15,30,30,30,30,30,30',
 			},
 			'node',
 			join(work, 'api-server.log'),
@@ -211,24 +214,29 @@ export function endToEndSuite(topology: Topology): void {
 	): Promise<Array<{ attempts: number; status: string }>> {
 		return eventually(
 			async () => {
-				const db = new Database(databasePath, { readonly: true });
-				try {
-					const deliveries = db
-						.prepare(
-							`SELECT d.status, d.attempts FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-						 WHERE w.org_id = ?`,
-						)
-						.all(orgs[org].org.id) as Array<{ attempts: number; status: string }>;
-					return (
-						deliveries.length > 0 && deliveries.every((d) => d.status === 'succeeded') && deliveries
-					);
-				} finally {
-					db.close();
-				}
+				const deliveries = deliveriesOf(org);
+				return (
+					deliveries.length > 0 && deliveries.every((d) => d.status === 'succeeded') && deliveries
+				);
 			},
 			'every delivery to be final',
-			patiently(30_000, n8n.log),
+			patiently(60_000, n8n.log),
 		);
+	}
+
+	/** The organisation's deliveries as the API server's database holds them. */
+	function deliveriesOf(org: string): Array<{ attempts: number; status: string }> {
+		const db = new Database(databasePath, { readonly: true });
+		try {
+			return db
+				.prepare(
+					`SELECT d.status, d.attempts FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+					 WHERE w.org_id = ?`,
+				)
+				.all(orgs[org].org.id) as Array<{ attempts: number; status: string }>;
+		} finally {
+			db.close();
+		}
 	}
 
 	/** Activates a trigger workflow and waits until its endpoint is registered in the API (n8n activates asynchronously). */
@@ -487,6 +495,82 @@ export function endToEndSuite(topology: Topology): void {
 			);
 			await client.api('POST', `/workflows/${id}/deactivate`);
 		}, 180_000);
+	});
+
+	describe('n8n down while events happen', () => {
+		it(
+			'every event of the downtime starts exactly one execution once n8n is back',
+			async () => {
+				const { client: api, org } = orgs.outage;
+				const credentialId = await credential(
+					'Training Lab outage',
+					api.baseUrl,
+					orgs.outage.api_key,
+				);
+				const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });
+				workflow.nodes[0].webhookId = randomUUID();
+				const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
+				await activate(
+					id,
+					'outage',
+					`${n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/webhook`,
+				);
+				const members = [];
+				for (let i = 0; i < 20; i++)
+					members.push(
+						(
+							await api.post(`/orgs/${org.id}/members`, {
+								email: `outage-${i}@e2e.test`,
+								name: `Outage ${i}`,
+								role: 'trainer',
+							})
+						).body,
+					);
+
+				await n8n.kill();
+				for (const member of members)
+					expect((await api.delete(`/orgs/${org.id}/members/${member.user_id}`)).status).toBe(204);
+				// Every delivery has been tried and refused while n8n was away.
+				await eventually(
+					async () => {
+						const deliveries = deliveriesOf('outage');
+						return (
+							deliveries.length === 20 &&
+							deliveries.every((d) => d.attempts >= 1 && d.status !== 'succeeded')
+						);
+					},
+					'every delivery to have failed once',
+					patiently(60_000),
+				);
+				const restarted = Date.now();
+				await n8n.restart();
+				const executions = await eventually(
+					async () => {
+						const all = await client.executions(id);
+						return all.length >= 20 && all.every((e) => e.status === 'success') && all;
+					},
+					'an execution per removal after the restart',
+					patiently(240_000, n8n.log),
+				);
+				const settled = await deliveriesSettled('outage');
+				expect(await client.executions(id)).toHaveLength(20);
+				const removed = executions.flatMap((execution) =>
+					nodeOutput(execution, 'Offboarding notice').map((item) => item.user_id),
+				);
+				expect(removed.sort()).toEqual(members.map((member) => member.user_id).sort());
+				expect(settled.every((delivery) => delivery.attempts >= 2)).toBe(true);
+				const lastStarted = Math.max(
+					...executions.map((execution) => Date.parse(execution.startedAt)),
+				);
+				console.log(
+					`n8n ${n8n.line} (${topology.executors.join(', ')}): 20 events during the downtime, ` +
+						`${executions.length} executions, the last ${((lastStarted - restarted) / 1000).toFixed(1)} s ` +
+						`after the restart began; attempts per delivery ${Math.min(...settled.map((d) => d.attempts))}–${Math.max(...settled.map((d) => d.attempts))}`,
+				);
+				await client.api('POST', `/workflows/${id}/deactivate`);
+			},
+			8 * 60_000,
+		);
 	});
 
 	describe('On Error: Continue (using error output)', () => {

