@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 import { signatureProblem } from './signature';
+import { claimDelivery } from './deliveries';
 import {
 	apiPath,
 	apiRequest,
@@ -27,6 +28,10 @@ interface Endpoint {
 	disabled_at: string | null;
 	secret?: string;
 }
+
+/** Values of the Acknowledge Deliveries option. */
+const ACK_WHEN_FINISHED = 'whenFinished';
+const ACK_ON_RECEIPT = 'onReceipt';
 
 const requestEndpoint = apiRequestAs<Endpoint>;
 const ENDPOINT_NEEDS = "Registering this trigger's webhook endpoint";
@@ -53,7 +58,15 @@ export class TrainingLabTrigger implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'trainingLabApi', required: true }],
 		webhooks: [
-			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				// Answered when the workflow has finished (n8n's "last node" mode, no body) unless the user
+				// chose to acknowledge on receipt: see the Acknowledge Deliveries option.
+				responseMode: `={{$parameter["acknowledge"] === "${ACK_ON_RECEIPT}" ? "onReceived" : "lastNode"}}`,
+				responseData: 'noData',
+				path: 'webhook',
+			},
 		],
 		properties: [
 			{
@@ -66,8 +79,29 @@ export class TrainingLabTrigger implements INodeType {
 				description: 'The events that start the workflow',
 			},
 			{
+				displayName: 'Acknowledge Deliveries',
+				name: 'acknowledge',
+				type: 'options',
+				default: ACK_WHEN_FINISHED,
+				options: [
+					{
+						name: 'When the Workflow Has Finished',
+						value: ACK_WHEN_FINISHED,
+						description:
+							'The API counts an event as delivered only once its execution has finished, and delivers it again if n8n, a worker or Redis went down before. The workflow must finish within the delivery timeout of the API (10 s by default); one that fails or takes longer is delivered again.',
+					},
+					{
+						name: 'On Receipt',
+						value: ACK_ON_RECEIPT,
+						description:
+							'Answer as soon as the delivery is verified, for workflows that run long or wait. An execution lost to a crash of n8n is not delivered again.',
+					},
+				],
+				description: 'When n8n tells the Training Lab API that an event has arrived',
+			},
+			{
 				displayName:
-					'Every delivery is verified with the signing secret of the webhook endpoint this node registers; forged or replayed requests are answered 401. Use the webhook_id field to drop redeliveries.',
+					'Every delivery is verified with the signing secret of the webhook endpoint this node registers; forged or replayed requests are answered 401. An event can arrive more than once (its webhook_id stays the same): make what the workflow does safe to repeat.',
 				name: 'signatureNotice',
 				type: 'notice',
 				default: '',
@@ -178,7 +212,20 @@ export class TrainingLabTrigger implements INodeType {
 			response.status(200).json({ received: true, ignored: true });
 			return { noWebhookResponse: true };
 		}
-		const output: IDataObject = { webhook_id: request.headers['webhook-id'] as string };
+		const eventId = request.headers['webhook-id'] as string;
+		const seen = claimDelivery(this, eventId, Date.now());
+		if (seen === 'done') {
+			response.status(200).json({ received: true, duplicate: true });
+			return { noWebhookResponse: true };
+		}
+		if (seen === 'running') {
+			// Not 2xx: should the running execution be lost, the API's next attempt runs the event.
+			response
+				.status(503)
+				.json({ error: 'This event is still being executed; deliver it again later' });
+			return { noWebhookResponse: true };
+		}
+		const output: IDataObject = { webhook_id: eventId };
 		for (const field of EVENT_FIELDS) output[field] = event[field];
 		return { workflowData: [this.helpers.returnJsonArray([output])] };
 	}

@@ -63,6 +63,7 @@ export function endToEndSuite(topology: Topology): void {
 			['agent', 'agent@e2e.test'],
 			['retry', 'retry@e2e.test'],
 			['outage', 'outage@e2e.test'],
+			['crash', 'crash@e2e.test'],
 		]) {
 			orgs[name] = {
 				...bootstrapOrg(databasePath, `E2E ${name}`, email),
@@ -566,6 +567,94 @@ export function endToEndSuite(topology: Topology): void {
 					`n8n ${n8n.line} (${topology.executors.join(', ')}): 20 events during the downtime, ` +
 						`${executions.length} executions, the last ${((lastStarted - restarted) / 1000).toFixed(1)} s ` +
 						`after the restart began; attempts per delivery ${Math.min(...settled.map((d) => d.attempts))}–${Math.max(...settled.map((d) => d.attempts))}`,
+				);
+				await client.api('POST', `/workflows/${id}/deactivate`);
+			},
+			8 * 60_000,
+		);
+	});
+
+	describe('n8n killed while triggered executions run (Acknowledge Deliveries: when the workflow has finished)', () => {
+		it(
+			'every event still ends in exactly one successful execution',
+			async () => {
+				const { client: api, org } = orgs.crash;
+				const credentialId = await credential(
+					'Training Lab crash',
+					api.baseUrl,
+					orgs.crash.api_key,
+				);
+				const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });
+				workflow.nodes[0].webhookId = randomUUID();
+				// A 5 s pause before the notice: executions are running when the executor is killed.
+				workflow.nodes.push(
+					workflowNode('Pause', 'n8n-nodes-base.wait', 110, {
+						typeVersion: 1.1,
+						parameters: { resume: 'timeInterval', amount: 5, unit: 'seconds' },
+					}),
+				);
+				workflow.connections = {
+					'Member removed': { main: [[{ node: 'Pause', type: 'main', index: 0 }]] },
+					Pause: { main: [[{ node: 'Offboarding notice', type: 'main', index: 0 }]] },
+				};
+				const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
+				await activate(
+					id,
+					'crash',
+					`${n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/webhook`,
+				);
+				const members = [];
+				for (let i = 0; i < 10; i++)
+					members.push(
+						(
+							await api.post(`/orgs/${org.id}/members`, {
+								email: `crash-${i}@e2e.test`,
+								name: `Crash ${i}`,
+								role: 'trainer',
+							})
+						).body,
+					);
+				await Promise.all(
+					members.map((member) => api.delete(`/orgs/${org.id}/members/${member.user_id}`)),
+				);
+				// The first executor (n8n itself, or the first worker) is killed while it runs executions.
+				const victim = topology.executors[0];
+				const running = await eventually(
+					async () => {
+						const all = await client.runningExecutions(id);
+						// Every event begun (n8n 2.x starts at boot the executions it had accepted but not
+						// begun: such an event would also come again from the API, and run twice).
+						const onVictim = all.filter((execution) => executedBy(execution.id) === victim);
+						return all.length === 10 && onVictim.length > 0 && all;
+					},
+					`executions running on ${victim}`,
+					patiently(60_000, n8n.log),
+				);
+				await n8n.processes[victim].kill();
+				const killed = Date.now();
+				await n8n.processes[victim].restart();
+				const succeeded = await eventually(
+					async () => {
+						const done = (await client.executions(id)).filter((e) => e.status === 'success');
+						return done.length >= 10 && done;
+					},
+					'a successful execution per removal',
+					patiently(300_000, n8n.log),
+				);
+				await deliveriesSettled('crash');
+				const finished = await client.executions(id);
+				const notified = finished
+					.filter((execution) => execution.status === 'success')
+					.flatMap((execution) => nodeOutput(execution, 'Offboarding notice'))
+					.map((item) => item.user_id);
+				expect(notified.sort()).toEqual(members.map((member) => member.user_id).sort());
+				const lastStarted = Math.max(
+					...succeeded.map((execution) => Date.parse(execution.startedAt)),
+				);
+				console.log(
+					`n8n ${n8n.line}, ${victim} killed with ${running.length} executions running: ` +
+						`10 events, ${notified.length} successful executions (${finished.length - notified.length} ` +
+						`others, left by the kill), the last ${((lastStarted - killed) / 1000).toFixed(1)} s after the kill`,
 				);
 				await client.api('POST', `/workflows/${id}/deactivate`);
 			},

@@ -1,9 +1,12 @@
 import { Webhook } from 'standardwebhooks';
+import { Workflow, type INode, type INodeParameters } from 'n8n-workflow';
+import { TrainingLabTrigger } from '../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
 import { EVENT_TYPES } from '../../server/src/schemas/events';
 import { TRIGGER_EVENT_OPTIONS } from '../../nodes/TrainingLabTrigger/events';
 import { createOrg, type TestOrg } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { TriggerHarness } from './support/trigger';
+import { eventually } from '../support/eventually';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -201,6 +204,92 @@ describe('Training Lab Trigger deliveries', () => {
 		});
 	});
 
+	describe('an event delivered again (same webhook-id)', () => {
+		/** The event as the API sends it, signed at this second. */
+		function delivery(id: string) {
+			const body = JSON.stringify({
+				id,
+				type: 'member.removed',
+				occurred_at: new Date().toISOString(),
+				org_id: org.id,
+				actor: 'ada@x.test',
+				data: { user_id: 'u-1' },
+			});
+			const timestamp = Math.floor(Date.now() / 1000);
+			const secret = harness.staticData.webhookSecret as string;
+			return post(body, {
+				'webhook-id': id,
+				'webhook-timestamp': String(timestamp),
+				'webhook-signature': sign(secret, id, timestamp, body),
+			});
+		}
+
+		it('after its execution was answered 2xx, is acknowledged and starts nothing', async () => {
+			expect((await delivery('evt-again')).status).toBe(200);
+			expect(await delivery('evt-again')).toEqual({
+				status: 200,
+				body: { received: true, duplicate: true },
+			});
+			expect(harness.deliveries.map((d) => d.items.length)).toEqual([1, 0]);
+		});
+
+		it('while its execution runs, gets 503 and starts nothing; after that execution failed, runs again', async () => {
+			let endRun!: (status: 200 | 500) => void;
+			harness.workflowRun = new Promise((resolve) => (endRun = resolve));
+			const first = delivery('evt-running');
+			await eventually(
+				() => harness.deliveries.length === 0 && harness.pendingRuns === 1,
+				'the first run to start',
+			);
+			expect(await delivery('evt-running')).toEqual({
+				status: 503,
+				body: { error: expect.stringMatching(/still being executed/) },
+			});
+			endRun(500);
+			expect((await first).status).toBe(500);
+			harness.workflowRun = undefined;
+			expect((await delivery('evt-running')).status).toBe(200);
+			expect(harness.deliveries.map((d) => [d.status, d.items.length])).toEqual([
+				[503, 0],
+				[500, 1],
+				[200, 1],
+			]);
+		});
+
+		it('for another trigger (another workflow) starts that one too', async () => {
+			expect((await delivery('evt-shared')).status).toBe(200);
+			const other = await TriggerHarness.start(
+				{ baseUrl: server.url, apiKey: org.admin.key! },
+				['member.removed'],
+				'another-workflow',
+			);
+			try {
+				Object.assign(other.staticData, harness.staticData);
+				const body = JSON.stringify({ id: 'evt-shared', type: 'member.removed', data: {} });
+				const timestamp = Math.floor(Date.now() / 1000);
+				const response = await fetch(other.webhookUrl, {
+					method: 'POST',
+					headers: {
+						'content-type': 'application/json',
+						'webhook-id': 'evt-shared',
+						'webhook-timestamp': String(timestamp),
+						'webhook-signature': sign(
+							harness.staticData.webhookSecret as string,
+							'evt-shared',
+							timestamp,
+							body,
+						),
+					},
+					body,
+				});
+				expect(response.status).toBe(200);
+				expect(other.deliveries.map((d) => d.items.length)).toEqual([1]);
+			} finally {
+				await other.stop();
+			}
+		});
+	});
+
 	describe('refuses with 401, starting nothing', () => {
 		const event = () =>
 			JSON.stringify({
@@ -378,5 +467,51 @@ describe('Training Lab Trigger events', () => {
 		const rest = TRIGGER_EVENT_OPTIONS.slice(2).map((option) => option.name);
 		expect(rest).toEqual([...rest].sort((a, b) => a.localeCompare(b)));
 		expect(TRIGGER_EVENT_OPTIONS.slice(0, 2).every((option) => option.description)).toBe(true);
+	});
+});
+
+describe('Acknowledge Deliveries', () => {
+	/** How n8n answers a delivery for these parameters: the webhook's response mode as n8n evaluates it. */
+	function responseModeFor(parameters: INodeParameters): unknown {
+		const node: INode = {
+			id: 'c0ffee00-0000-4000-8000-000000000001',
+			name: 'Training Lab Trigger',
+			type: 'n8n-nodes-traininglab.trainingLabTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters,
+		};
+		const nodeType = new TrainingLabTrigger();
+		const workflow = new Workflow({
+			nodes: [node],
+			connections: {},
+			active: true,
+			nodeTypes: {
+				getByName: () => nodeType,
+				getByNameAndVersion: () => nodeType,
+				getKnownTypes: () => ({}),
+			},
+		});
+		return workflow.expression.getSimpleParameterValue(
+			node,
+			nodeType.description.webhooks![0].responseMode,
+			'webhook',
+			{},
+			undefined,
+			'onReceived',
+		);
+	}
+
+	it('answers the API once the workflow has finished, by default and when chosen', () => {
+		expect(responseModeFor({ events: ['member.removed'] })).toBe('lastNode');
+		expect(responseModeFor({ events: ['member.removed'], acknowledge: 'whenFinished' })).toBe(
+			'lastNode',
+		);
+	});
+
+	it('answers on receipt when chosen', () => {
+		expect(responseModeFor({ events: ['member.removed'], acknowledge: 'onReceipt' })).toBe(
+			'onReceived',
+		);
 	});
 });

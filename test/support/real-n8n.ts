@@ -178,6 +178,8 @@ export interface N8n {
 	log: string;
 	/** Logs of the worker processes (queue mode), by worker name. */
 	workerLogs: Record<string, string>;
+	/** Every n8n process by name: `main`, and in queue mode `worker-1`…, `webhook`. */
+	processes: Record<string, N8nProcess>;
 	stop(): Promise<void>;
 	/** Kills every n8n process at once (SIGKILL); the database and the services stay. */
 	kill(): Promise<void>;
@@ -338,6 +340,7 @@ export async function startN8n(install: N8nInstall, userFolder: string): Promise
 		webhookBase: url,
 		log: n8n.log,
 		workerLogs: {},
+		processes: { main: n8n },
 		stop: () => n8n.stop(),
 		kill: () => n8n.kill(),
 		restart: () => n8n.restart(),
@@ -377,13 +380,15 @@ export async function startQueueN8n(
 		return userFolder;
 	};
 	const started: N8nProcess[] = [];
+	const processes: Record<string, N8nProcess> = {};
 	const stop = async () => {
 		// Webhook process and workers first, main (which owns the schedule) last.
 		for (const process of [...started].reverse()) await process.stop();
 	};
 	try {
 		// Main first: it runs the database migrations the others wait for.
-		started.push(await startMain(install, folder('main'), shared, mainPort));
+		processes.main = await startMain(install, folder('main'), shared, mainPort);
+		started.push(processes.main);
 		const workerLogs: Record<string, string> = {};
 		const starting = [
 			...Array.from({ length: workers }, async (_, index) => {
@@ -402,18 +407,26 @@ export async function startQueueN8n(
 					`http://127.0.0.1:${port}/healthz/readiness`,
 				);
 				workerLogs[name] = worker.log;
-				return worker;
+				return [name, worker] as const;
 			}),
-			startN8nProcess(
-				install,
-				'webhook',
-				folder('webhook'),
-				{ ...shared, ...listenEnv(webhookPort) },
-				`${webhookBase}/healthz/readiness`,
-			),
+			(async () => {
+				const webhook = await startN8nProcess(
+					install,
+					'webhook',
+					folder('webhook'),
+					{ ...shared, ...listenEnv(webhookPort) },
+					`${webhookBase}/healthz/readiness`,
+				);
+				return ['webhook', webhook] as const;
+			})(),
 		];
 		const outcomes = await Promise.allSettled(starting);
-		for (const outcome of outcomes) if (outcome.status === 'fulfilled') started.push(outcome.value);
+		for (const outcome of outcomes)
+			if (outcome.status === 'fulfilled') {
+				const [name, process] = outcome.value;
+				processes[name] = process;
+				started.push(process);
+			}
 		const failed = outcomes.find((outcome) => outcome.status === 'rejected');
 		if (failed) throw failed.reason;
 		return {
@@ -422,6 +435,7 @@ export async function startQueueN8n(
 			webhookBase,
 			log: started[0].log,
 			workerLogs,
+			processes,
 			stop,
 			async kill() {
 				await Promise.all(started.map((process) => process.kill()));
@@ -568,6 +582,15 @@ export class N8nClient {
 		const page = await this.api<{ data: Execution[] }>(
 			'GET',
 			`/executions?workflowId=${workflowId}&includeData=true&limit=50`,
+		);
+		return page.data;
+	}
+
+	/** The workflow's executions running now (without their data: quick to ask for). */
+	async runningExecutions(workflowId: string): Promise<Array<{ id: string }>> {
+		const page = await this.api<{ data: Array<{ id: string }> }>(
+			'GET',
+			`/executions?workflowId=${workflowId}&status=running&limit=50`,
 		);
 		return page.data;
 	}

@@ -53,15 +53,27 @@ export class TriggerHarness {
 		this.#server = createServer(app);
 	}
 
+	/** A trigger of workflow `workflowId` (another id: another workflow's trigger). */
 	static async start(
 		credentials: { baseUrl: string; apiKey: string },
 		events: string[],
+		workflowId = 'trigger-workflow',
 	): Promise<TriggerHarness> {
 		const harness = new TriggerHarness(credentials, events);
+		harness.#workflowId = workflowId;
 		await new Promise<void>((resolve) => harness.#server.listen(0, '127.0.0.1', resolve));
 		harness.url = `http://127.0.0.1:${(harness.#server.address() as AddressInfo).port}/`;
 		return harness;
 	}
+
+	/**
+	 * When set, the workflows the trigger starts end when it settles, with the status n8n then
+	 * answers the delivery with; by default they end at once, with 200.
+	 */
+	workflowRun: Promise<200 | 500> | undefined;
+	/** Workflows started and not ended yet. */
+	pendingRuns = 0;
+	#workflowId = 'trigger-workflow';
 
 	set events(events: string[]) {
 		this.#events = events;
@@ -127,8 +139,13 @@ export class TriggerHarness {
 		);
 		const result = await trigger.webhook.call(context);
 		const items = result.workflowData?.[0] ?? [];
-		if (!result.noWebhookResponse)
-			(res as express.Response).status(200).json({ message: 'Workflow was started' });
+		if (!result.noWebhookResponse) {
+			// n8n answers once the workflow has finished: 200, or 500 when it failed.
+			this.pendingRuns++;
+			const status = await (this.workflowRun ?? Promise.resolve(200));
+			this.pendingRuns--;
+			(res as express.Response).status(status).json({});
+		}
 		this.deliveries.push({ status: res.statusCode, items });
 	}
 
@@ -153,7 +170,7 @@ export class TriggerHarness {
 			getKnownTypes: () => ({}),
 		};
 		const workflow = new Workflow({
-			id: 'trigger-workflow',
+			id: this.#workflowId,
 			name: 'Member offboarding',
 			nodes: [node],
 			connections: {},
