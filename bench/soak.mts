@@ -1,0 +1,174 @@
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+	api,
+	bootstrap,
+	percentile,
+	ROOT,
+	startReceiver,
+	startServerProcess,
+	tempDir,
+} from './support.mts';
+
+// `npm run bench:soak`: the API server under a steady mixed load — reads, session creations, members
+// added and removed (each removal a webhook delivery to a local receiver) — for SOAK_MINUTES (10 by
+// default) at SOAK_RATE requests a second (40). Compares the last minute with the first: memory
+// (RSS), open file descriptors, p99 latency and the server's event-loop delay (p99 of each second,
+// measured inside the server by bench/soak-probe.mjs). A benchmark, not a test: it reports.
+const minutes = Number(process.env.SOAK_MINUTES ?? 10);
+const rate = Number(process.env.SOAK_RATE ?? 40);
+const durationMs = minutes * 60_000;
+
+const dir = tempDir('soak');
+const probeFile = join(dir, 'event-loop.jsonl');
+const databasePath = join(dir, 'db.sqlite');
+const boot = bootstrap(databasePath);
+const receiver = await startReceiver();
+const server = await startServerProcess({
+	DATABASE_PATH: databasePath,
+	WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+	RATE_LIMIT_REQUESTS: '100000000',
+	NODE_OPTIONS: `--import ${join(ROOT, 'bench', 'soak-probe.mjs')}`,
+	SOAK_PROBE_FILE: probeFile,
+});
+const pid = server.child.pid!;
+const url = server.url;
+const key = boot.api_key;
+const orgId = boot.org.id;
+
+await api(`${url}/orgs/${orgId}/webhooks`, key, 'POST', {
+	url: `${receiver.url}/soak`,
+	event_types: ['member.removed', 'session.created'],
+});
+const labs = await api(`${url}/labs`, key, 'GET');
+const versions = await api(`${url}/labs/${labs[0].id}/versions`, key, 'GET');
+const versionId = versions.find((version: { status: string }) => version.status === 'published').id;
+
+/** One request of the mix, by its share: reads 60 %, session creations 25 %, a member added then removed 15 %. */
+let sequence = 0;
+async function oneRequest(): Promise<void> {
+	const n = sequence++;
+	const pick = n % 20;
+	if (pick < 12) {
+		const reads = [
+			`${url}/sessions?limit=50`,
+			`${url}/me`,
+			`${url}/labs`,
+			`${url}/orgs/${orgId}/events?limit=50`,
+		];
+		await api(reads[n % reads.length], key, 'GET');
+	} else if (pick < 17) {
+		await api(`${url}/sessions`, key, 'POST', {
+			title: `Soak ${n}`,
+			lab_version_id: versionId,
+			capacity: 10,
+		});
+	} else {
+		const member = await api(`${url}/orgs/${orgId}/members`, key, 'POST', {
+			email: `soak-${n}@bench.test`,
+			name: `Soak ${n}`,
+			role: 'trainer',
+		});
+		await api(`${url}/orgs/${orgId}/members/${member.user_id}`, key, 'DELETE');
+	}
+}
+
+interface Sample {
+	at: number;
+	rssMb: number;
+	fds: number;
+}
+const latencies: Array<{ at: number; ms: number }> = [];
+const samples: Sample[] = [];
+let errors = 0;
+let inFlight = 0;
+
+const started = Date.now();
+const sampler = setInterval(() => {
+	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+	const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
+	samples.push({ at: Date.now(), rssMb: rssKb / 1024, fds: readdirSync(`/proc/${pid}/fd`).length });
+}, 5_000);
+const progress = setInterval(
+	() =>
+		console.error(
+			`  ${Math.round((Date.now() - started) / 60_000)} of ${minutes} min, ${latencies.length} requests, ${errors} errors`,
+		),
+	60_000,
+);
+
+// A steady rate: one request every 1000/rate ms, whatever the answers take (at most 200 in flight).
+await new Promise<void>((resolve) => {
+	const ticker = setInterval(() => {
+		if (Date.now() - started >= durationMs) {
+			clearInterval(ticker);
+			resolve();
+			return;
+		}
+		if (inFlight >= 200) return;
+		inFlight++;
+		const sent = performance.now();
+		oneRequest()
+			.then(
+				() => latencies.push({ at: Date.now(), ms: performance.now() - sent }),
+				() => errors++,
+			)
+			.finally(() => inFlight--);
+	}, 1000 / rate);
+});
+clearInterval(sampler);
+clearInterval(progress);
+while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+
+const eventLoop = readFileSync(probeFile, 'utf8')
+	.trim()
+	.split('\n')
+	.map((line) => JSON.parse(line) as { at: number; p99: number });
+const ended = Date.now();
+const firstMinute = (at: number) => at < started + 60_000;
+const lastMinute = (at: number) => at >= ended - 60_000;
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+const metrics = [
+	{
+		name: 'memory (RSS, MB, mean)',
+		of: (window: (at: number) => boolean) =>
+			mean(samples.filter((s) => window(s.at)).map((s) => s.rssMb)),
+	},
+	{
+		name: 'open file descriptors (mean)',
+		of: (window: (at: number) => boolean) =>
+			mean(samples.filter((s) => window(s.at)).map((s) => s.fds)),
+	},
+	{
+		name: 'request latency p99 (ms)',
+		of: (window: (at: number) => boolean) =>
+			percentile(
+				latencies.filter((l) => window(l.at)).map((l) => l.ms),
+				99,
+			),
+	},
+	{
+		name: 'event-loop delay p99 (ms, mean of each second)',
+		of: (window: (at: number) => boolean) =>
+			mean(eventLoop.filter((e) => window(e.at)).map((e) => e.p99)),
+	},
+];
+
+await server.stop();
+receiver.server.close();
+rmSync(dir, { recursive: true, force: true });
+
+console.log(
+	`\nSoak: ${minutes} min at ${rate} requests/s (${latencies.length} requests, ${errors} errors, ${receiver.arrivals.length} webhook deliveries received)\n`,
+);
+console.log('| metric | first minute | last minute | change | within 10 % |');
+console.log('|---|---|---|---|---|');
+for (const metric of metrics) {
+	const first = metric.of(firstMinute);
+	const last = metric.of(lastMinute);
+	const change = (last - first) / first;
+	console.log(
+		`| ${metric.name} | ${first.toFixed(2)} | ${last.toFixed(2)} | ${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)} % | ${Math.abs(change) <= 0.1 ? 'yes' : 'NO'} |`,
+	);
+}
