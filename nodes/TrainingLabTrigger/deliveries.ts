@@ -8,11 +8,13 @@ import type { IWebhookFunctions } from 'n8n-workflow';
  * twice. Kept in memory, so per process: after a restart, or behind several webhook processes, a
  * repeat can still run twice (at least once, as the API promises).
  */
-const seen = new Map<string, { state: 'running' | 'done'; at: number }>();
+const seen = new Map<string, { state: Seen; at: number }>();
 
 // The API's default retry schedule spans about 27.5 hours; remember a little longer, and at most this many.
 const REMEMBER_MS = 48 * 60 * 60 * 1000;
 const MAX_REMEMBERED = 10_000;
+// How long a repeat is refused (503) while the first execution has not been answered.
+const RUNNING_AT_MOST_MS = 5 * 60 * 1000;
 
 export type Seen = 'new' | 'running' | 'done';
 
@@ -25,12 +27,17 @@ export function claimDelivery(context: IWebhookFunctions, eventId: string, now: 
 	forgetOlderThan(now - REMEMBER_MS);
 	const key = `${context.getWorkflow().id}\u0000${context.getNode().id}\u0000${eventId}`;
 	const known = seen.get(key);
-	if (known) return known.state;
-	seen.set(key, { state: 'running', at: now });
+	// An execution unanswered for this long may never be (its queue job lost with Redis): run the
+	// event again rather than refuse it until the API gives up.
+	const abandoned = known?.state === 'running' && now - known.at > RUNNING_AT_MOST_MS;
+	if (known && !abandoned) return known.state;
+	const claim = { state: 'running' as Seen, at: now };
+	seen.delete(key);
+	seen.set(key, claim);
 	while (seen.size > MAX_REMEMBERED) seen.delete(seen.keys().next().value!);
 	whenAnswered(context, (status) => {
-		// Kept in the order claimed, which is the order forgetOlderThan reads.
-		if (status >= 200 && status < 300) seen.set(key, { state: 'done', at: now });
+		if (seen.get(key) !== claim) return; // a later claim took over (this one was abandoned)
+		if (status >= 200 && status < 300) claim.state = 'done';
 		else seen.delete(key);
 	});
 	return 'new';

@@ -45,6 +45,7 @@ export function endToEndSuite(topology: Topology): void {
 	let client: N8nClient;
 	let proxy: LossyProxy;
 	let databasePath: string;
+	let pollingWorkflowId: string;
 	const orgs: Record<string, { org: { id: string }; api_key: string; client: ApiClient }> = {};
 
 	beforeAll(async () => {
@@ -77,7 +78,7 @@ export function endToEndSuite(topology: Topology): void {
 				RATE_LIMIT_REQUESTS: '60',
 				RATE_LIMIT_WINDOW_S: '10',
 				// Retries within minutes rather than hours, so that n8n's downtime is waited out in a test.
-				WEBHOOK_RETRY_SCHEDULE_S: '2,4,8,15,30,30,30,30,30,30',
+				WEBHOOK_RETRY_SCHEDULE_S: ['1,2,4,8', ...Array(24).fill('10')].join(','),
 			},
 			'node',
 			join(work, 'api-server.log'),
@@ -87,6 +88,21 @@ export function endToEndSuite(topology: Topology): void {
 		n8n = await topology.start(install, work, tarball);
 		client = new N8nClient(n8n);
 		await client.login();
+		// n8n polls at most once a minute: the polling scenario's workflow is active from the start, so
+		// that its first poll (which records where the activity log stands) happens meanwhile.
+		const pollingCredential = await credential(
+			'Training Lab polling',
+			orgs.polling.client.baseUrl,
+			orgs.polling.api_key,
+		);
+		pollingWorkflowId = (
+			await client.api<{ id: string }>(
+				'POST',
+				'/workflows',
+				activityWorkflow('Poll the activity log', pollingCredential, ['member.removed']),
+			)
+		).id;
+		await client.api('POST', `/workflows/${pollingWorkflowId}/activate`);
 	}, 20 * 60_000);
 
 	afterAll(async () => {
@@ -632,7 +648,9 @@ export function endToEndSuite(topology: Topology): void {
 				);
 				await n8n.processes[victim].kill();
 				const killed = Date.now();
-				await n8n.processes[victim].restart();
+				// Started again while the API retries (a queue-mode worker is not needed for recovery).
+				const restarted = n8n.processes[victim].restart();
+				restarted.catch(() => undefined); // awaited below
 				const succeeded = await eventually(
 					async () => {
 						const done = (await client.executions(id)).filter((e) => e.status === 'success');
@@ -641,6 +659,7 @@ export function endToEndSuite(topology: Topology): void {
 					'a successful execution per removal',
 					patiently(300_000, n8n.log),
 				);
+				await restarted;
 				await deliveriesSettled('crash');
 				const finished = await client.executions(id);
 				const notified = finished
@@ -818,18 +837,9 @@ export function endToEndSuite(topology: Topology): void {
 			'starts executions whose items are every member.removed event of the test, exactly once',
 			async () => {
 				const { client: api, org } = orgs.polling;
-				const credentialId = await credential(
-					'Training Lab polling',
-					api.baseUrl,
-					orgs.polling.api_key,
-				);
-				const workflow = await client.api<{ id: string }>(
-					'POST',
-					'/workflows',
-					activityWorkflow('Poll the activity log', credentialId, ['member.removed']),
-				);
-				await client.api('POST', `/workflows/${workflow.id}/activate`);
-				// The first poll records where the log stands; n8n keeps that in the workflow's static data.
+				// Activated when the suite started (pollingWorkflowId). The first poll records where the
+				// log stands; n8n keeps that in the workflow's static data.
+				const workflow = { id: pollingWorkflowId };
 				await eventually(
 					async () => {
 						const stored = await client.api<{
