@@ -546,18 +546,34 @@ export class N8nClient {
 	}
 
 	/**
+	 * Activates a workflow and returns once n8n has: at once on 1.x (activation answers when done), on
+	 * 2.x when its background publication has ended. Throws with the triggers' errors if it failed.
+	 */
+	async activate(workflowId: string): Promise<void> {
+		const failure = await this.#activateAndReadFailure(workflowId);
+		if (failure !== undefined) throw new Error(`n8n could not activate the workflow: ${failure}`);
+	}
+
+	/**
 	 * Activates a workflow whose trigger is expected to fail to start, and returns what n8n tells the
 	 * user: the trigger's error in the publication status (2.x publishes in the background), or the
 	 * activate request's answer (1.x).
 	 */
 	async activationFailure(workflowId: string): Promise<string> {
+		const failure = await this.#activateAndReadFailure(workflowId);
+		if (failure === undefined) throw new Error('n8n activated the workflow');
+		return failure;
+	}
+
+	async #activateAndReadFailure(workflowId: string): Promise<string | undefined> {
 		if (LINE_TRAITS[this.line].activation === 'synchronous') {
-			const error = await this.api('POST', `/workflows/${workflowId}/activate`).then(
-				() => new Error('n8n activated the workflow'),
-				(refused: Error) => refused,
-			);
-			if (!/→ 4\d\d:/.test(error.message)) throw error;
-			return error.message;
+			try {
+				await this.api('POST', `/workflows/${workflowId}/activate`);
+				return undefined;
+			} catch (error) {
+				if (!/→ 4\d\d:/.test((error as Error).message)) throw error;
+				return (error as Error).message;
+			}
 		}
 		await this.api('POST', `/workflows/${workflowId}/activate`);
 		const outcome = await eventually(
@@ -572,9 +588,8 @@ export class N8nClient {
 			patiently(120_000),
 		);
 		const failed = outcome.triggers.filter((trigger) => trigger.status === 'failed');
-		if (outcome.status !== 'failed' || failed.length === 0)
-			throw new Error(`n8n published the workflow: ${JSON.stringify(outcome)}`);
-		return failed.map((trigger) => trigger.errorMessage).join('\n');
+		if (outcome.status !== 'failed' && failed.length === 0) return undefined;
+		return failed.map((trigger) => trigger.errorMessage).join('\n') || JSON.stringify(outcome);
 	}
 
 	/** Executions of a workflow with their data, newest first. */
