@@ -182,14 +182,14 @@ export function endToEndSuite(topology: Topology): void {
 
 	/**
 	 * Runs a schedule-triggered workflow for real, once: its Monday schedule is replaced by a one-off
-	 * time 15 seconds ahead (cron with seconds, in UTC), the workflow is activated, the execution
+	 * time 10 seconds ahead (cron with seconds, in UTC), the workflow is activated, the execution
 	 * awaited, and the workflow deactivated again.
 	 */
 	async function runOnSchedule(
 		workflow: any,
 		workflowId: string,
 	): Promise<{ id: string; status: string; data: any }> {
-		const at = new Date(Date.now() + 15_000);
+		const at = new Date(Date.now() + 10_000);
 		const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} *`;
 		workflow.nodes[0].parameters.rule = {
 			interval: [{ field: 'cronExpression', expression: cron }],
