@@ -61,9 +61,9 @@ export class TrainingLabTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				// Answered when the workflow has finished (n8n's "last node" mode, no body) unless the user
-				// chose to acknowledge on receipt: see the Acknowledge Deliveries option.
-				responseMode: `={{$parameter["acknowledge"] === "${ACK_ON_RECEIPT}" ? "onReceived" : "lastNode"}}`,
+				// Answered on receipt, or when the workflow has finished (n8n's "last node" mode, no body):
+				// see the Acknowledge Deliveries option.
+				responseMode: `={{$parameter["acknowledge"] === "${ACK_WHEN_FINISHED}" ? "lastNode" : "onReceived"}}`,
 				responseData: 'noData',
 				path: 'webhook',
 			},
@@ -82,19 +82,19 @@ export class TrainingLabTrigger implements INodeType {
 				displayName: 'Acknowledge Deliveries',
 				name: 'acknowledge',
 				type: 'options',
-				default: ACK_WHEN_FINISHED,
+				default: ACK_ON_RECEIPT,
 				options: [
-					{
-						name: 'When the Workflow Has Finished',
-						value: ACK_WHEN_FINISHED,
-						description:
-							'The API counts an event as delivered only once its execution has finished, and delivers it again if n8n, a worker or Redis went down before. The workflow must finish within the delivery timeout of the API (10 s by default); one that fails or takes longer is delivered again.',
-					},
 					{
 						name: 'On Receipt',
 						value: ACK_ON_RECEIPT,
 						description:
 							'Answer as soon as the delivery is verified, for workflows that run long or wait. An execution lost to a crash of n8n is not delivered again.',
+					},
+					{
+						name: 'When the Workflow Has Finished',
+						value: ACK_WHEN_FINISHED,
+						description:
+							'The API counts an event as delivered only once its execution has finished, and delivers it again if n8n, a worker or Redis went down before. The workflow must finish within the delivery timeout of the API (10 s by default); one that fails or takes longer is delivered again.',
 					},
 				],
 				description: 'When n8n tells the Training Lab API that an event has arrived',

@@ -602,6 +602,7 @@ export function endToEndSuite(topology: Topology): void {
 				);
 				const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });
 				workflow.nodes[0].webhookId = randomUUID();
+				workflow.nodes[0].parameters.acknowledge = 'whenFinished';
 				// A 5 s pause before the notice: executions are running when the executor is killed.
 				workflow.nodes.push(
 					workflowNode('Pause', 'n8n-nodes-base.wait', 110, {

@@ -502,16 +502,16 @@ describe('Acknowledge Deliveries', () => {
 		);
 	}
 
-	it('answers the API once the workflow has finished, by default and when chosen', () => {
-		expect(responseModeFor({ events: ['member.removed'] })).toBe('lastNode');
-		expect(responseModeFor({ events: ['member.removed'], acknowledge: 'whenFinished' })).toBe(
-			'lastNode',
+	it('answers the API on receipt, by default and when chosen', () => {
+		expect(responseModeFor({ events: ['member.removed'] })).toBe('onReceived');
+		expect(responseModeFor({ events: ['member.removed'], acknowledge: 'onReceipt' })).toBe(
+			'onReceived',
 		);
 	});
 
-	it('answers on receipt when chosen', () => {
-		expect(responseModeFor({ events: ['member.removed'], acknowledge: 'onReceipt' })).toBe(
-			'onReceived',
+	it('answers once the workflow has finished when chosen', () => {
+		expect(responseModeFor({ events: ['member.removed'], acknowledge: 'whenFinished' })).toBe(
+			'lastNode',
 		);
 	});
 });
