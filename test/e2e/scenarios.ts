@@ -276,6 +276,45 @@ export function endToEndSuite(topology: Topology): void {
 		);
 	}
 
+	/**
+	 * An active copy of examples/react-to-member-removal.json on its own webhook path, for the
+	 * organisation `org` (its credential named after it); `adjust` changes the workflow before it is
+	 * stored. Returns the workflow's id.
+	 */
+	async function memberRemovalTrigger(
+		org: string,
+		adjust?: (workflow: any) => void,
+	): Promise<string> {
+		const { client: api, api_key } = orgs[org];
+		const credentialId = await credential(`Training Lab ${org}`, api.baseUrl, api_key);
+		const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });
+		workflow.nodes[0].webhookId = randomUUID();
+		adjust?.(workflow);
+		const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
+		await activate(id, org, `${n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/webhook`);
+		return id;
+	}
+
+	/** Adds `count` trainers to the organisation `org`, one after another; returns them as the API answered. */
+	async function addTrainers(org: string, count: number): Promise<Array<{ user_id: string }>> {
+		const {
+			client: api,
+			org: { id: orgId },
+		} = orgs[org];
+		const members = [];
+		for (let i = 0; i < count; i++)
+			members.push(
+				(
+					await api.post(`/orgs/${orgId}/members`, {
+						email: `${org}-${i}@e2e.test`,
+						name: `${org[0].toUpperCase()}${org.slice(1)} ${i}`,
+						role: 'trainer',
+					})
+				).body,
+			);
+		return members;
+	}
+
 	describe('bulk session creation on a schedule (examples/bulk-session-creation.json)', () => {
 		let workflowId: string;
 		let workflow: any;
@@ -469,27 +508,8 @@ export function endToEndSuite(topology: Topology): void {
 	describe('a burst of deliveries', () => {
 		it('20 members removed at once start 20 executions, one per member, spread over the executors', async () => {
 			const { client: api, org } = orgs.burst;
-			const credentialId = await credential('Training Lab burst', api.baseUrl, orgs.burst.api_key);
-			const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });
-			workflow.nodes[0].webhookId = randomUUID();
-			const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
-			await activate(
-				id,
-				'burst',
-				`${n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/webhook`,
-			);
-
-			const members = [];
-			for (let i = 0; i < 20; i++)
-				members.push(
-					(
-						await api.post(`/orgs/${org.id}/members`, {
-							email: `burst-${i}@e2e.test`,
-							name: `Burst ${i}`,
-							role: 'trainer',
-						})
-					).body,
-				);
+			const id = await memberRemovalTrigger('burst');
+			const members = await addTrainers('burst', 20);
 			await Promise.all(
 				members.map((member) => api.delete(`/orgs/${org.id}/members/${member.user_id}`)),
 			);
@@ -523,30 +543,8 @@ export function endToEndSuite(topology: Topology): void {
 			'every event of the downtime starts exactly one execution once n8n is back',
 			async () => {
 				const { client: api, org } = orgs.outage;
-				const credentialId = await credential(
-					'Training Lab outage',
-					api.baseUrl,
-					orgs.outage.api_key,
-				);
-				const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });
-				workflow.nodes[0].webhookId = randomUUID();
-				const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
-				await activate(
-					id,
-					'outage',
-					`${n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/webhook`,
-				);
-				const members = [];
-				for (let i = 0; i < 20; i++)
-					members.push(
-						(
-							await api.post(`/orgs/${org.id}/members`, {
-								email: `outage-${i}@e2e.test`,
-								name: `Outage ${i}`,
-								role: 'trainer',
-							})
-						).body,
-					);
+				const id = await memberRemovalTrigger('outage');
+				const members = await addTrainers('outage', 20);
 
 				await n8n.kill();
 				for (const member of members)
@@ -599,42 +597,21 @@ export function endToEndSuite(topology: Topology): void {
 			'every event still ends in exactly one successful execution',
 			async () => {
 				const { client: api, org } = orgs.crash;
-				const credentialId = await credential(
-					'Training Lab crash',
-					api.baseUrl,
-					orgs.crash.api_key,
-				);
-				const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });
-				workflow.nodes[0].webhookId = randomUUID();
-				workflow.nodes[0].parameters.acknowledge = 'whenFinished';
-				// A 5 s pause before the notice: executions are running when the executor is killed.
-				workflow.nodes.push(
-					workflowNode('Pause', 'n8n-nodes-base.wait', 110, {
-						typeVersion: 1.1,
-						parameters: { resume: 'timeInterval', amount: 5, unit: 'seconds' },
-					}),
-				);
-				workflow.connections = {
-					'Member removed': { main: [[{ node: 'Pause', type: 'main', index: 0 }]] },
-					Pause: { main: [[{ node: 'Offboarding notice', type: 'main', index: 0 }]] },
-				};
-				const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
-				await activate(
-					id,
-					'crash',
-					`${n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/webhook`,
-				);
-				const members = [];
-				for (let i = 0; i < 10; i++)
-					members.push(
-						(
-							await api.post(`/orgs/${org.id}/members`, {
-								email: `crash-${i}@e2e.test`,
-								name: `Crash ${i}`,
-								role: 'trainer',
-							})
-						).body,
+				const id = await memberRemovalTrigger('crash', (workflow) => {
+					workflow.nodes[0].parameters.acknowledge = 'whenFinished';
+					// A 5 s pause before the notice: executions are running when the executor is killed.
+					workflow.nodes.push(
+						workflowNode('Pause', 'n8n-nodes-base.wait', 110, {
+							typeVersion: 1.1,
+							parameters: { resume: 'timeInterval', amount: 5, unit: 'seconds' },
+						}),
 					);
+					workflow.connections = {
+						'Member removed': { main: [[{ node: 'Pause', type: 'main', index: 0 }]] },
+						Pause: { main: [[{ node: 'Offboarding notice', type: 'main', index: 0 }]] },
+					};
+				});
+				const members = await addTrainers('crash', 10);
 				await Promise.all(
 					members.map((member) => api.delete(`/orgs/${org.id}/members/${member.user_id}`)),
 				);
