@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { readFileSync, rmSync } from 'node:fs';
@@ -661,6 +661,116 @@ export function endToEndSuite(topology: Topology): void {
 			},
 			8 * 60_000,
 		);
+	});
+
+	describe('the API server killed in the middle of a bulk creation (Retry On Fail)', () => {
+		it("every row's session exists exactly once after the API is started again", async () => {
+			// An API server of its own (database, port), killed and started again on the same port.
+			const databasePath = join(work, 'killed-api.sqlite');
+			const { api_key: key } = bootstrapOrg(databasePath, 'E2E killed API', 'killed@e2e.test');
+			const env = { DATABASE_PATH: databasePath, RATE_LIMIT_REQUESTS: '100000' };
+			let server = await spawnServer(env, 'node', join(work, 'killed-api-1.log'));
+			try {
+				const api = new ApiClient(server.url, key);
+				const { published } = await demoVersionsOf(api);
+				const credentialId = await credential('Training Lab killed API', server.url, key);
+				const path = randomUUID();
+				const rows = Array.from({ length: 100 }, (_, index) => ({ title: `Row ${index + 1}` }));
+				const start = webhookRows(path, rows);
+				const bulk = example('bulk-session-creation', {
+					YOUR_PUBLISHED_LAB_VERSION_ID: published,
+					YOUR_CREDENTIAL_ID: credentialId,
+				});
+				// The example's Create session node (10 items a second), failing the run instead of the
+				// item, and tried again by n8n: 5 tries, 5 s apart.
+				const create = bulk.nodes.find((node: { name: string }) => node.name === 'Create session');
+				delete create.onError;
+				Object.assign(create, { retryOnFail: true, maxTries: 5, waitBetweenTries: 5000 });
+				create.parameters.additionalFields = {};
+				create.parameters.capacity = 10;
+				const { id } = await client.api<{ id: string }>('POST', '/workflows', {
+					name: 'Bulk creation while the API is killed',
+					nodes: [...start.nodes, create],
+					connections: {
+						...start.connections,
+						Rows: { main: [[{ node: 'Create session', type: 'main', index: 0 }]] },
+					},
+					settings: { executionOrder: 'v1' },
+				});
+				await client.activate(id);
+				const sessionCount = () => {
+					const db = new Database(databasePath, { readonly: true, fileMustExist: true });
+					try {
+						return (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+					} finally {
+						db.close();
+					}
+				};
+				await eventually(
+					async () => (await fetch(`${n8n.webhookBase}/webhook/${path}`, { method: 'POST' })).ok,
+					'the webhook',
+					patiently(60_000),
+				);
+
+				await eventually(() => sessionCount() >= 50, 'half of the sessions', patiently(60_000));
+				server.child.kill('SIGKILL');
+				await server.exited;
+				const killed = Date.now();
+				const createdBeforeKill = sessionCount();
+				// Down until the node has given up on a row (its own three tries of a request, so that
+				// Retry On Fail runs it again): the port is held by a listener that reads each request's
+				// Idempotency-Key and cuts the connection, as a server dying under its requests does.
+				const port = Number(new URL(server.url).port);
+				const tries = new Map<string, number>();
+				const dead = createNetServer((socket) => {
+					let head = '';
+					socket.on('data', (chunk) => {
+						head += chunk;
+						const key = /^idempotency-key: *(\S+)/im.exec(head)?.[1];
+						if (!key && !head.includes('\r\n\r\n')) return;
+						if (key) tries.set(key, (tries.get(key) ?? 0) + 1);
+						socket.destroy();
+					});
+				});
+				await new Promise<void>((resolve) => dead.listen(port, '127.0.0.1', resolve));
+				await eventually(
+					() => [...tries.values()].some((count) => count >= 3),
+					'the node to give up on a row',
+					patiently(60_000),
+				);
+				await new Promise((resolve) => dead.close(resolve));
+				const cut = [...tries.values()].reduce((sum, count) => sum + count, 0);
+				server = await spawnServer(
+					{ ...env, PORT: String(port) },
+					'node',
+					join(work, 'killed-api-2.log'),
+				);
+
+				const [execution] = await eventually(
+					async () => {
+						const executions = await client.executions(id);
+						return executions.length > 0 && executions[0].status !== 'running' && executions;
+					},
+					'the run to end',
+					patiently(120_000, n8n.log),
+				);
+				expect(execution.status).toBe('success');
+				expect(await client.executions(id)).toHaveLength(1);
+				const titles = (await api.getAll('/sessions?limit=200')).items.map(
+					(session: { title: string }) => session.title,
+				);
+				expect(titles.sort()).toEqual(rows.map((row) => row.title).sort());
+				console.log(
+					`n8n ${n8n.line} (${topology.executors.join(', ')}): API killed after ${createdBeforeKill} ` +
+						`of 100 creates, ${cut} requests cut while it was down (a row given up after 3 tries); the run ended "${execution.status}" ` +
+						`${((Date.parse(execution.stoppedAt!) - killed) / 1000).toFixed(1)} s after the kill, ` +
+						`with ${titles.length} sessions, each once`,
+				);
+				await client.api('POST', `/workflows/${id}/deactivate`);
+			} finally {
+				await server.stop();
+			}
+		}, 300_000);
 	});
 
 	describe('On Error: Continue (using error output)', () => {
