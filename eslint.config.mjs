@@ -15,6 +15,7 @@ export default tseslint.config(
 			'credentials/**',
 			'node_modules/**',
 			'coverage/**',
+			'.dev/**',
 		],
 	},
 	js.configs.recommended,

@@ -12,12 +12,28 @@ import {
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { eventually, type EventuallyOptions } from './eventually';
-import { LINE_TRAITS, type N8nLine } from './n8n-lines';
+import { dirname, join } from 'node:path';
+import { eventually, type EventuallyOptions } from './eventually.ts';
+import { LINE_TRAITS, type N8nLine } from './n8n-lines.ts';
 
-export const ROOT = join(__dirname, '..', '..');
 const PACKAGE_NAME = 'n8n-nodes-traininglab';
+
+/**
+ * The repository: the folder above the working directory that holds this package's package.json
+ * (found that way, not from this file's location, so that jest's CommonJS and Node's native ES
+ * modules — `npm run dev` loads this file natively — read it alike).
+ */
+function repositoryRoot(): string {
+	for (let dir = process.cwd(); ; dir = dirname(dir)) {
+		const manifest = join(dir, 'package.json');
+		if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === PACKAGE_NAME)
+			return dir;
+		if (dirname(dir) === dir)
+			throw new Error(`run this from inside the ${PACKAGE_NAME} repository`);
+	}
+}
+
+export const ROOT = repositoryRoot();
 
 export function run(
 	command: string,
@@ -119,6 +135,8 @@ export function spawnLogged(
 		stopSignal?: NodeJS.Signals;
 		/** Adds to the log instead of starting it afresh (a process started again). */
 		append?: boolean;
+		/** In a process group of its own: a Ctrl-C in the terminal reaches only whoever stops it. */
+		detached?: boolean;
 	},
 ): Process {
 	const child = spawn(command, args, {
@@ -126,6 +144,7 @@ export function spawnLogged(
 		env: options.env,
 		uid: options.uid,
 		gid: options.gid,
+		detached: options.detached,
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	const log = createWriteStream(options.log, { flags: options.append ? 'a' : 'w' });
@@ -160,10 +179,11 @@ export function patiently(timeoutMs: number, log?: string): EventuallyOptions {
 	};
 }
 
+/** The owner account the harness (and `npm run dev`) gives every n8n it starts: loopback only. */
 export const OWNER = {
-	email: 'owner@e2e.test',
-	password: 'E2e-Owner-Password-1',
-	firstName: 'E2E',
+	email: 'owner@traininglab.test',
+	password: 'Training-Lab-Owner-1',
+	firstName: 'Training Lab',
 	lastName: 'Owner',
 };
 
@@ -192,6 +212,8 @@ type N8nCommand = 'start' | 'worker' | 'webhook';
 /** One n8n process, which a test may kill (SIGKILL) and start again as it was. */
 export interface N8nProcess {
 	log: string;
+	/** The process's id (a new one after a restart). */
+	readonly pid: number | undefined;
 	stop(): Promise<void>;
 	/** Kills the process at once (SIGKILL), as a crash or a pulled plug would. */
 	kill(): Promise<void>;
@@ -206,6 +228,7 @@ async function startN8nProcess(
 	userFolder: string,
 	env: NodeJS.ProcessEnv,
 	readinessUrl: string,
+	detached = false,
 ): Promise<N8nProcess> {
 	mkdirSync(join(userFolder, 'tmp'), { recursive: true });
 	const log = join(userFolder, 'n8n.log');
@@ -233,6 +256,7 @@ async function startN8nProcess(
 			},
 			log,
 			append,
+			detached,
 		});
 		current = n8n;
 		try {
@@ -255,6 +279,9 @@ async function startN8nProcess(
 	await launch(false);
 	return {
 		log,
+		get pid() {
+			return current.child.pid;
+		},
 		stop: () => current.stop(),
 		async kill() {
 			current.child.kill('SIGKILL');
@@ -291,6 +318,7 @@ async function startMain(
 	userFolder: string,
 	env: NodeJS.ProcessEnv,
 	port: number,
+	detached = false,
 ): Promise<N8nProcess> {
 	const url = `http://127.0.0.1:${port}`;
 	const traits = LINE_TRAITS[install.line];
@@ -300,8 +328,10 @@ async function startMain(
 		userFolder,
 		{ ...env, ...mainEnv(install, port) },
 		`${url}${traits.readinessPath}`,
+		detached,
 	);
-	if (traits.owner === 'rest') {
+	// The owner is set up once; a user folder used before already has one (npm run dev).
+	if (traits.owner === 'rest' && (await ownerNeeded(url))) {
 		const response = await fetch(`${url}/rest/owner/setup`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
@@ -315,6 +345,14 @@ async function startMain(
 	return main;
 }
 
+/** Whether an n8n set up over REST still asks for its owner (its settings say so before the first login). */
+async function ownerNeeded(url: string): Promise<boolean> {
+	const settings = (await (await fetch(`${url}/rest/settings`)).json()) as {
+		data: { userManagement: { showSetupOnFirstLoad?: boolean } };
+	};
+	return settings.data.userManagement.showSetupOnFirstLoad !== false;
+}
+
 function listenEnv(port: number): NodeJS.ProcessEnv {
 	return {
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
@@ -324,15 +362,23 @@ function listenEnv(port: number): NodeJS.ProcessEnv {
 	};
 }
 
-/** One n8n process on SQLite, serving editor, APIs and webhooks, with its files in `userFolder`. */
-export async function startN8n(install: N8nInstall, userFolder: string): Promise<N8n> {
-	const port = await freePort();
+/**
+ * One n8n process on SQLite, serving editor, APIs and webhooks, with its files in `userFolder`: on
+ * `port` (a free one by default), with `env` added, in a process group of its own if `detached`.
+ */
+export async function startN8n(
+	install: N8nInstall,
+	userFolder: string,
+	options: { port?: number; env?: NodeJS.ProcessEnv; detached?: boolean } = {},
+): Promise<N8n> {
+	const port = options.port ?? (await freePort());
 	const url = `http://127.0.0.1:${port}`;
 	const n8n = await startMain(
 		install,
 		userFolder,
-		{ N8N_WEBHOOK_URL: `${url}/`, DB_TYPE: 'sqlite' },
+		{ N8N_WEBHOOK_URL: `${url}/`, DB_TYPE: 'sqlite', ...options.env },
 		port,
+		options.detached,
 	);
 	return {
 		url,
@@ -458,6 +504,7 @@ export interface Execution {
 	id: string;
 	status: string;
 	startedAt: string;
+	stoppedAt?: string | null;
 	data: any;
 }
 
@@ -467,17 +514,19 @@ export class N8nClient {
 	readonly line: N8nLine;
 	#cookie = '';
 	#apiKey = '';
+	#apiKeyId = '';
 
 	constructor(n8n: { url: string; line: N8nLine }) {
 		this.url = n8n.url;
 		this.line = n8n.line;
 	}
 
-	async login(): Promise<void> {
+	/** Logs in as the owner (by default the one the harness sets up) and makes a public-API key. */
+	async login(email = OWNER.email, password = OWNER.password): Promise<void> {
 		const response = await fetch(`${this.url}/rest/login`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
+			body: JSON.stringify({ emailOrLdapLoginId: email, password }),
 		});
 		if (!response.ok)
 			throw new Error(`n8n login failed: ${response.status} ${await response.text()}`);
@@ -487,11 +536,18 @@ export class N8nClient {
 			.join('; ');
 		const scopes = (await this.rest('GET', '/rest/api-keys/scopes')) as string[];
 		const created = (await this.rest('POST', '/rest/api-keys', {
-			label: 'e2e',
+			label: `traininglab harness ${new Date().toISOString()}`,
 			scopes,
 			expiresAt: null,
-		})) as { rawApiKey: string };
+		})) as { id: string; rawApiKey: string };
 		this.#apiKey = created.rawApiKey;
+		this.#apiKeyId = created.id;
+	}
+
+	/** Deletes the public-API key `login` made (an n8n that lives on, as `npm run dev`'s, keeps none). */
+	async logout(): Promise<void> {
+		if (this.#apiKeyId) await this.rest('DELETE', `/rest/api-keys/${this.#apiKeyId}`);
+		this.#apiKeyId = '';
 	}
 
 	async rest(method: string, path: string, body?: unknown): Promise<unknown> {

@@ -15,17 +15,22 @@ export interface ServerProcess {
 
 /**
  * Starts the API server of the repository at `root` in its own process and waits for its listening
- * line; `log` names a file that gets its output too.
+ * line; `log` names a file that gets its output too; `detached` puts it in a process group of its own.
  */
 export async function spawnServerIn(
 	root: string,
 	env: Record<string, string>,
 	how: 'node' | 'npm start' = 'node',
 	log?: string,
+	detached = false,
 ): Promise<ServerProcess> {
 	const [command, args] =
 		how === 'node' ? [process.execPath, ['server/src/main.ts']] : ['npm', ['start']];
-	const child = spawn(command, args, { cwd: root, env: { ...process.env, PORT: '0', ...env } });
+	const child = spawn(command, args, {
+		cwd: root,
+		env: { ...process.env, PORT: '0', ...env },
+		detached,
+	});
 	let output = '';
 	child.stdout!.on('data', (chunk) => (output += chunk));
 	child.stderr!.on('data', (chunk) => (output += chunk));
