@@ -126,7 +126,7 @@ while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
 const eventLoop = readFileSync(probeFile, 'utf8')
 	.trim()
 	.split('\n')
-	.map((line) => JSON.parse(line) as { at: number; p99: number });
+	.map((line) => JSON.parse(line) as { at: number; p99: number; heapMb: number });
 const ended = Date.now();
 const measured = started + warmupMs;
 const firstMinute = (at: number) => at >= measured && at < measured + 60_000;
@@ -153,11 +153,25 @@ const metrics = [
 			),
 	},
 	{
+		name: 'V8 heap in use (MB, mean; part of RSS)',
+		of: (window: (at: number) => boolean) =>
+			mean(eventLoop.filter((e) => window(e.at)).map((e) => e.heapMb)),
+	},
+	{
 		name: 'event-loop delay p99 (ms, mean of each second)',
 		of: (window: (at: number) => boolean) =>
 			mean(eventLoop.filter((e) => window(e.at)).map((e) => e.p99)),
 	},
 ];
+
+// Memory minute by minute: a leak climbs all along; a heap settling to its size does not.
+const trend: string[] = [];
+for (let from = measured; from + 60_000 <= ended + 1; from += 60_000) {
+	const inMinute = (at: number) => at >= from && at < from + 60_000;
+	const rss = mean(samples.filter((s) => inMinute(s.at)).map((s) => s.rssMb));
+	const heap = mean(eventLoop.filter((e) => inMinute(e.at)).map((e) => e.heapMb));
+	trend.push(`${rss.toFixed(0)}/${heap.toFixed(0)}`);
+}
 
 await server.stop();
 receiver.server.close();
@@ -166,6 +180,7 @@ rmSync(dir, { recursive: true, force: true });
 console.log(
 	`\nSoak: ${minutes} min at ${rate} requests/s after ${warmupMs / 1000} s of warm-up (${latencies.length} requests, ${errors} errors, ${receiver.arrivals.length} webhook deliveries received)\n`,
 );
+console.log(`RSS/heap in MB, minute by minute: ${trend.join(' ')}\n`);
 console.log('| metric | first minute | last minute | change | within 10 % |');
 console.log('|---|---|---|---|---|');
 for (const metric of metrics) {
