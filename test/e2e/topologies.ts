@@ -6,7 +6,8 @@ import { ensureDebianServices, startPostgres, startRedis, type Service } from '.
 
 /**
  * n8n as most people run it: one process on SQLite serving the editor, the APIs and webhooks, and
- * running every execution.
+ * running every execution. Webhooks reach it through a readiness gate, as behind a load balancer or
+ * a Kubernetes readiness probe (test/support/readiness-gate.ts says why).
  */
 export function singleProcess(line: N8nLine): Topology {
 	return {
@@ -14,7 +15,7 @@ export function singleProcess(line: N8nLine): Topology {
 		async start(install, work, tarball) {
 			const userFolder = join(work, 'n8n-user');
 			installTarball(userFolder, tarball);
-			return await startN8n(install, userFolder);
+			return await startN8n(install, userFolder, { readinessGate: true });
 		},
 		executors: ['main'],
 	};
@@ -22,7 +23,8 @@ export function singleProcess(line: N8nLine): Topology {
 
 /**
  * n8n scaled out: main (editor, APIs, triggers, polls), two workers running executions from a Redis
- * queue, one webhook process receiving production webhooks, PostgreSQL as the database.
+ * queue, one webhook process receiving production webhooks through a readiness gate, PostgreSQL as
+ * the database.
  */
 export function queueMode(line: N8nLine): Topology {
 	return {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { eventually, type EventuallyOptions } from './eventually.ts';
 import { LINE_TRAITS, type N8nLine } from './n8n-lines.ts';
+import { startReadinessGate, type ReadinessGate } from './readiness-gate.ts';
 
 const PACKAGE_NAME = 'n8n-nodes-traininglab';
 
@@ -192,8 +193,13 @@ export interface N8n {
 	/** The main process: editor, REST API, public API. */
 	url: string;
 	line: N8nLine;
-	/** Where n8n serves production webhooks (the main process, or the webhook process in queue mode). */
+	/**
+	 * Where n8n's production webhooks are reached (the main process, or the webhook process in queue
+	 * mode; through `gate` when there is one).
+	 */
 	webhookBase: string;
+	/** The readiness gate in front of the webhooks, as a load balancer would be. */
+	gate?: ReadinessGate;
 	/** The main process's log, shown when a wait times out. */
 	log: string;
 	/** Logs of the worker processes (queue mode), by worker name. */
@@ -219,6 +225,13 @@ export interface N8nProcess {
 	kill(): Promise<void>;
 	/** Starts it again with the same command, folder, ports and environment, and waits until it is ready. */
 	restart(): Promise<void>;
+}
+
+/** Whether an n8n process's readiness URL says it is ready (starting up, n8n 1.x answers every path with a 200 of plain text). */
+async function answersReady(readinessUrl: string): Promise<boolean> {
+	const response = await fetch(readinessUrl);
+	await response.arrayBuffer();
+	return response.ok && /json/.test(response.headers.get('content-type') ?? '');
 }
 
 /** Starts one n8n process (`n8n start|worker|webhook`) in its own user folder and waits until it is ready. */
@@ -264,9 +277,7 @@ async function startN8nProcess(
 				async () => {
 					if (n8n.child.exitCode !== null)
 						throw new Error(`n8n exited with code ${n8n.child.exitCode}:\n${tail(log)}`);
-					// Starting up, n8n 1.x answers every path with a 200 of plain text.
-					const response = await fetch(readinessUrl);
-					return response.ok && /json/.test(response.headers.get('content-type') ?? '');
+					return await answersReady(readinessUrl);
 				},
 				`n8n ${command} to be ready`,
 				patiently(120_000, log),
@@ -364,30 +375,51 @@ function listenEnv(port: number): NodeJS.ProcessEnv {
 
 /**
  * One n8n process on SQLite, serving editor, APIs and webhooks, with its files in `userFolder`: on
- * `port` (a free one by default), with `env` added, in a process group of its own if `detached`.
+ * `port` (a free one by default), with `env` added, in a process group of its own if `detached`;
+ * with `readinessGate`, its webhooks are reached through a readiness gate, as behind a load balancer.
  */
 export async function startN8n(
 	install: N8nInstall,
 	userFolder: string,
-	options: { port?: number; env?: NodeJS.ProcessEnv; detached?: boolean } = {},
+	options: {
+		port?: number;
+		env?: NodeJS.ProcessEnv;
+		detached?: boolean;
+		readinessGate?: boolean;
+	} = {},
 ): Promise<N8n> {
 	const port = options.port ?? (await freePort());
 	const url = `http://127.0.0.1:${port}`;
-	const n8n = await startMain(
-		install,
-		userFolder,
-		{ N8N_WEBHOOK_URL: `${url}/`, DB_TYPE: 'sqlite', ...options.env },
-		port,
-		options.detached,
-	);
+	const readinessUrl = `${url}${LINE_TRAITS[install.line].readinessPath}`;
+	const gate = options.readinessGate
+		? await startReadinessGate(url, () => answersReady(readinessUrl))
+		: undefined;
+	const webhookBase = gate?.url ?? url;
+	let n8n: N8nProcess;
+	try {
+		n8n = await startMain(
+			install,
+			userFolder,
+			{ N8N_WEBHOOK_URL: `${webhookBase}/`, DB_TYPE: 'sqlite', ...options.env },
+			port,
+			options.detached,
+		);
+	} catch (error) {
+		await gate?.stop();
+		throw error;
+	}
 	return {
 		url,
 		line: install.line,
-		webhookBase: url,
+		webhookBase,
+		gate,
 		log: n8n.log,
 		workerLogs: {},
 		processes: { main: n8n },
-		stop: () => n8n.stop(),
+		async stop() {
+			await n8n.stop();
+			await gate?.stop();
+		},
 		kill: () => n8n.kill(),
 		restart: () => n8n.restart(),
 	};
@@ -397,7 +429,7 @@ export async function startN8n(
  * n8n scaled out in queue mode, each process in its own user folder (`<name>` below `root`, the
  * package installed by `installPackage`): main (editor, APIs, triggers and pollers), `workers` workers
  * running the executions from the Redis queue, and one webhook process receiving production
- * webhooks; PostgreSQL as the database.
+ * webhooks through a readiness gate (as behind a load balancer); PostgreSQL as the database.
  */
 export async function startQueueN8n(
 	install: N8nInstall,
@@ -408,7 +440,11 @@ export async function startQueueN8n(
 ): Promise<N8n> {
 	const [mainPort, webhookPort] = [await freePort(), await freePort()];
 	const url = `http://127.0.0.1:${mainPort}`;
-	const webhookBase = `http://127.0.0.1:${webhookPort}`;
+	const webhookProcess = `http://127.0.0.1:${webhookPort}`;
+	const gate = await startReadinessGate(webhookProcess, () =>
+		answersReady(`${webhookProcess}/healthz/readiness`),
+	);
+	const webhookBase = gate.url;
 	const shared: NodeJS.ProcessEnv = {
 		EXECUTIONS_MODE: 'queue',
 		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
@@ -430,6 +466,7 @@ export async function startQueueN8n(
 	const stop = async () => {
 		// Webhook process and workers first, main (which owns the schedule) last.
 		for (const process of [...started].reverse()) await process.stop();
+		await gate.stop();
 	};
 	try {
 		// Main first: it runs the database migrations the others wait for.
@@ -461,7 +498,7 @@ export async function startQueueN8n(
 					'webhook',
 					folder('webhook'),
 					{ ...shared, ...listenEnv(webhookPort) },
-					`${webhookBase}/healthz/readiness`,
+					`${webhookProcess}/healthz/readiness`,
 				);
 				return ['webhook', webhook] as const;
 			})(),
@@ -479,6 +516,7 @@ export async function startQueueN8n(
 			url,
 			line: install.line,
 			webhookBase,
+			gate,
 			log: started[0].log,
 			workerLogs,
 			processes,
