@@ -1,0 +1,17 @@
+// The end-to-end suites in a fixed order, longest first, so that two jest workers finish together:
+// queue mode (~8 min) on one worker while the one-process suites and `npm run dev` (~10 min
+// together) run on the other. jest's own order needs timings from an earlier run, which a fresh
+// clone lacks.
+const Sequencer = require('@jest/test-sequencer').default;
+
+const ORDER = ['n8n2-queue-mode', 'n8n2-single-process', 'n8n1-single-process', 'dev-command'];
+const rank = (path) => {
+	const index = ORDER.findIndex((name) => path.endsWith(`${name}.e2e.ts`));
+	return index === -1 ? ORDER.length : index;
+};
+
+module.exports = class EndToEndSequencer extends Sequencer {
+	sort(tests) {
+		return [...tests].sort((a, b) => rank(a.path) - rank(b.path));
+	}
+};
