@@ -59,6 +59,7 @@ describe('npm run dev', () => {
 			if (!match) throw new Error(`npm run dev did not print ${pattern}:\n${output}`);
 			return match[1];
 		};
+		console.log(`npm run dev ${args.join(' ')}: ready in ${field(/Ready in (\S+ s)/)}`);
 		return {
 			child,
 			output: () => output,
