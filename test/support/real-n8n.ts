@@ -400,7 +400,8 @@ export async function startN8n(
 		n8n = await startMain(
 			install,
 			userFolder,
-			{ N8N_WEBHOOK_URL: `${webhookBase}/`, DB_TYPE: 'sqlite', ...options.env },
+			// WEBHOOK_URL, which both lines read (2.x also N8N_WEBHOOK_URL, 1.x only this).
+			{ WEBHOOK_URL: `${webhookBase}/`, DB_TYPE: 'sqlite', ...options.env },
 			port,
 			options.detached,
 		);
@@ -454,7 +455,7 @@ export async function startQueueN8n(
 		DB_POSTGRESDB_PORT: String(services.postgresPort),
 		DB_POSTGRESDB_DATABASE: 'n8n',
 		DB_POSTGRESDB_USER: 'n8n',
-		N8N_WEBHOOK_URL: `${webhookBase}/`,
+		WEBHOOK_URL: `${webhookBase}/`,
 	};
 	const folder = (name: string) => {
 		const userFolder = join(root, name);
