@@ -1,6 +1,6 @@
 // `npm run test:e2e`: the package in a real n8n, one process and queue mode, and `npm run dev`
 // (test/e2e/*.e2e.ts). Two suites at a time: most of a suite's time is spent waiting on n8n (its
-// start, executions, polls), so two share a 2-core machine well (measured: e2e 17 → 11 min).
+// start, executions, polls), so two share a 2-core machine well (measured: e2e about 17 → 12 min).
 module.exports = {
 	// jest's transform cache stays in the clone, not in /tmp.
 	cacheDirectory: '<rootDir>/node_modules/.cache/jest',

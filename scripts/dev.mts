@@ -142,7 +142,7 @@ let n8n: N8n | undefined;
 let client: N8nClient | undefined;
 let stopping: Promise<void> | undefined;
 
-/** Stops what this run started, n8n first (its triggers deregister through the API), by PID. */
+/** Stops what this run started, by PID: n8n first, then the API it talks to. */
 function stopAll(): Promise<void> {
 	stopping ??= (async () => {
 		toClose.forEach((closable) => closable.close());
