@@ -37,8 +37,12 @@ describe('npm run dev', () => {
 
 	/** Starts `npm run dev` as a terminal would run it (its own process group) and waits for "Ready". */
 	async function startDev(args: string[]): Promise<Dev> {
+		// As a user runs it: it builds the package itself (not the e2e run's tarball).
+		const env = { ...process.env };
+		delete env.TRAININGLAB_E2E_TARBALL;
 		const child = spawn('npm', ['run', 'dev', '--', '--data', data, ...args], {
 			cwd: ROOT,
+			env,
 			detached: true,
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});

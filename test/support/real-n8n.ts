@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
+	copyFileSync,
 	createWriteStream,
 	existsSync,
 	mkdirSync,
@@ -12,7 +13,7 @@ import {
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { eventually, type EventuallyOptions } from './eventually.ts';
 import { LINE_TRAITS, type N8nLine } from './n8n-lines.ts';
 import { startReadinessGate, type ReadinessGate } from './readiness-gate.ts';
@@ -78,8 +79,18 @@ export function ensureN8n(line: N8nLine = '2.x'): N8nInstall {
 	return JSON.parse(printed.trim().split('\n').pop()!) as N8nInstall;
 }
 
-/** Builds and packs this package into `work` as it is published (`npm run package`); returns the tarball's path. */
+/**
+ * Builds and packs this package into `work` as it is published (`npm run package`); returns the
+ * tarball's path. In the end-to-end run the package is packed once beforehand
+ * (test/e2e/global-setup.cjs): that tarball is copied.
+ */
 export function packPackage(work: string): string {
+	const packedOnce = process.env.TRAININGLAB_E2E_TARBALL;
+	if (packedOnce) {
+		const tarball = join(work, basename(packedOnce));
+		copyFileSync(packedOnce, tarball);
+		return tarball;
+	}
 	run('npm', ['run', 'build'], { cwd: ROOT });
 	const packed = JSON.parse(
 		run('npm', ['pack', './build/npm-package', '--json', '--pack-destination', work], {
