@@ -10,8 +10,8 @@ module.exports = {
 	maxWorkers: 2,
 	testSequencer: '<rootDir>/test/e2e/sequencer.cjs',
 	// The package is built once, before two suites run at a time.
-	globalSetup: '<rootDir>/test/e2e/global-setup.cjs',
-	globalTeardown: '<rootDir>/test/e2e/global-teardown.cjs',
+	globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+	globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
 	testTimeout: 120_000,
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
 };

@@ -18,6 +18,8 @@ import {
 import { createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ApiClient } from '../test/support/api-client.ts';
+import { demoVersionsOf } from '../test/support/fixtures.ts';
 import { bootstrapIn, spawnServerIn, type ServerProcess } from '../test/support/server-process.ts';
 import {
 	ensureN8n,
@@ -215,6 +217,7 @@ try {
 		join(options.data, 'api-server.log'),
 		true,
 	);
+	const demoAdmin = new ApiClient(api.url, state.apiKey);
 	PROGRESS(`API server on ${api.url} (${seconds(since)})`);
 
 	// 4. n8n with the owner, in one process on SQLite, reloading the package when it changes.
@@ -235,8 +238,8 @@ try {
 		earlier !== undefined && (earlier.apiPort !== apiPort || earlier.n8nPort !== n8nPort);
 	state = { ...state, n8nPort, credentialId: await upsertCredential(client, state, api.url) };
 	writeFileSync(statePath, JSON.stringify(state, null, '\t'));
-	await setUpExamples(client, state, moved);
-	await forgetEndpointsOfOtherPorts(api.url, state, n8n.webhookBase);
+	await setUpExamples(client, demoAdmin, state, moved);
+	await forgetEndpointsOfOtherPorts(demoAdmin, state, n8n.webhookBase);
 	PROGRESS(`credential, ${EXAMPLES.length} examples, trigger examples active (${seconds(since)})`);
 
 	const shown = (path: string) =>
@@ -250,7 +253,7 @@ Ready in ${seconds(started)}.
   MCP server  ${n8n.webhookBase}/mcp/training-lab   Authorization: Bearer ${state.mcpToken}
   Logs        ${shown(join(options.data, 'api-server.log'))}, ${shown(n8n.log)}
 
-${await tryIt(api.url, state)}
+${await tryIt(demoAdmin, state)}
 
 Watching nodes/ and credentials/: a change rebuilds the package and n8n reloads it. Ctrl-C stops everything.`);
 	followSources(installPackage, n8n);
@@ -261,12 +264,13 @@ Watching nodes/ and credentials/: a change rebuilds the package and n8n reloads 
 }
 
 /** A command that starts the active example: removing a trainer of the demo organisation. */
-async function tryIt(apiUrl: string, state: State): Promise<string> {
-	const members = (await apiGet(apiUrl, state, `/orgs/${state.org.id}/members`)) as Array<{
-		user_id: string;
-		email: string;
-		role: string;
-	}>;
+async function tryIt(demoAdmin: ApiClient, state: State): Promise<string> {
+	const members = (
+		await demoAdmin.getAll<{ user_id: string; email: string; role: string }>(
+			`/orgs/${state.org.id}/members`,
+		)
+	).items;
+	const apiUrl = demoAdmin.baseUrl;
 	const trainer = members.find((member) => member.role === 'trainer');
 	const auth = `-H "Authorization: Bearer ${state.apiKey}"`;
 	if (!trainer)
@@ -296,7 +300,12 @@ async function upsertCredential(client: N8nClient, state: State, baseUrl: string
 }
 
 /** Imports the examples not there yet (by name) and activates the trigger examples. */
-async function setUpExamples(client: N8nClient, state: State, moved: boolean): Promise<void> {
+async function setUpExamples(
+	client: N8nClient,
+	demoAdmin: ApiClient,
+	state: State,
+	moved: boolean,
+): Promise<void> {
 	const existing = (
 		await client.api<{ data: Array<{ id: string; name: string; active: boolean }> }>(
 			'GET',
@@ -304,14 +313,12 @@ async function setUpExamples(client: N8nClient, state: State, moved: boolean): P
 		)
 	).data;
 	const bearer = await mcpBearerCredential(client, state);
-	const labs = await apiGet(api!.url, state, '/labs?limit=10');
-	const versions = await apiGet(api!.url, state, `/labs/${labs[0].id}/versions`);
-	const published = versions.find((version: { status: string }) => version.status === 'published');
+	const { published } = await demoVersionsOf(demoAdmin);
 	for (const [file, activated] of EXAMPLES) {
 		const workflow = example(file, {
 			YOUR_CREDENTIAL_ID: state.credentialId!,
 			YOUR_MCP_BEARER_CREDENTIAL_ID: bearer,
-			YOUR_PUBLISHED_LAB_VERSION_ID: published.id,
+			YOUR_PUBLISHED_LAB_VERSION_ID: published,
 		});
 		if (file === 'ai-agent') withoutOpenAiCredential(workflow);
 		let found = existing.find((candidate) => candidate.name === workflow.name);
@@ -345,26 +352,19 @@ async function mcpBearerCredential(client: N8nClient, state: State): Promise<str
 }
 
 /** Endpoints a trigger registered for n8n on another port in an earlier run: nothing listens there now. */
-async function forgetEndpointsOfOtherPorts(apiUrl: string, state: State, webhookBase: string) {
-	const endpoints = await apiGet(apiUrl, state, `/orgs/${state.org.id}/webhooks`);
-	for (const endpoint of endpoints as Array<{ id: string; url: string }>) {
-		const url = new URL(endpoint.url);
-		if (url.hostname === '127.0.0.1' && !endpoint.url.startsWith(`${webhookBase}/`))
-			await fetch(`${apiUrl}/orgs/${state.org.id}/webhooks/${endpoint.id}`, {
-				method: 'DELETE',
-				headers: { authorization: `Bearer ${state.apiKey}` },
-			});
-	}
-}
-
-// The dev script reads API answers loosely; their shapes are checked by the test suites.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function apiGet(apiUrl: string, state: State, path: string): Promise<any> {
-	const response = await fetch(`${apiUrl}${path}`, {
-		headers: { authorization: `Bearer ${state.apiKey}` },
-	});
-	if (!response.ok) throw new Error(`GET ${path} → ${response.status}: ${await response.text()}`);
-	return await response.json();
+async function forgetEndpointsOfOtherPorts(
+	demoAdmin: ApiClient,
+	state: State,
+	webhookBase: string,
+): Promise<void> {
+	const webhooks = `/orgs/${state.org.id}/webhooks`;
+	const endpoints = (await demoAdmin.getAll<{ id: string; url: string }>(webhooks)).items;
+	for (const endpoint of endpoints)
+		if (
+			new URL(endpoint.url).hostname === '127.0.0.1' &&
+			!endpoint.url.startsWith(`${webhookBase}/`)
+		)
+			await demoAdmin.delete(`${webhooks}/${endpoint.id}`);
 }
 
 /** Every file below `folders` with its size and modification time: what a change alters. */

@@ -80,17 +80,19 @@ export function ensureN8n(line: N8nLine = '2.x'): N8nInstall {
 }
 
 /**
- * Builds and packs this package into `work` as it is published (`npm run package`); returns the
- * tarball's path. In the end-to-end run the package is packed once beforehand
- * (test/e2e/global-setup.cjs): that tarball is copied.
+ * This package as it is published, in `work`: the tarball the end-to-end run packed once before its
+ * suites (test/e2e/global-setup.ts), copied, or else built and packed now. Returns its path.
  */
 export function packPackage(work: string): string {
 	const packedOnce = process.env.TRAININGLAB_E2E_TARBALL;
-	if (packedOnce) {
-		const tarball = join(work, basename(packedOnce));
-		copyFileSync(packedOnce, tarball);
-		return tarball;
-	}
+	if (!packedOnce) return buildAndPack(work);
+	const tarball = join(work, basename(packedOnce));
+	copyFileSync(packedOnce, tarball);
+	return tarball;
+}
+
+/** Builds and packs this package into `work` as it is published (`npm run package`); returns the tarball's path. */
+export function buildAndPack(work: string): string {
 	run('npm', ['run', 'build'], { cwd: ROOT });
 	const packed = JSON.parse(
 		run('npm', ['pack', './build/npm-package', '--json', '--pack-destination', work], {
