@@ -32,6 +32,7 @@ interface Endpoint {
 /** Values of the Acknowledge Deliveries option. */
 const ACK_WHEN_FINISHED = 'whenFinished';
 const ACK_ON_RECEIPT = 'onReceipt';
+const DEFAULT_GIVE_UP_MINUTES = 5;
 
 const requestEndpoint = apiRequestAs<Endpoint>;
 const ENDPOINT_NEEDS = "Registering this trigger's webhook endpoint";
@@ -98,6 +99,16 @@ export class TrainingLabTrigger implements INodeType {
 					},
 				],
 				description: 'When n8n tells the Training Lab API that an event has arrived',
+			},
+			{
+				displayName: 'Give Up on an Unfinished Execution After (Minutes)',
+				name: 'giveUpAfterMinutes',
+				type: 'number',
+				default: DEFAULT_GIVE_UP_MINUTES,
+				typeOptions: { minValue: 0.1, numberPrecision: 1 },
+				displayOptions: { show: { acknowledge: [ACK_WHEN_FINISHED] } },
+				description:
+					'While an execution has not finished, a repeat of its event is answered 503. After this long the execution is taken as lost (say its queue job went with a Redis restart) and the next repeat runs the workflow again. Set it above the longest time the workflow takes.',
 			},
 			{
 				displayName:
@@ -213,7 +224,7 @@ export class TrainingLabTrigger implements INodeType {
 			return { noWebhookResponse: true };
 		}
 		const eventId = request.headers['webhook-id'] as string;
-		const seen = claimDelivery(this, eventId, Date.now());
+		const seen = claimDelivery(this, eventId, Date.now(), giveUpAfterMs.call(this));
 		if (seen === 'done') {
 			response.status(200).json({ received: true, duplicate: true });
 			return { noWebhookResponse: true };
@@ -229,6 +240,14 @@ export class TrainingLabTrigger implements INodeType {
 		for (const field of EVENT_FIELDS) output[field] = event[field];
 		return { workflowData: [this.helpers.returnJsonArray([output])] };
 	}
+}
+
+/**
+ * How long a repeat waits on an unanswered execution. Answered on receipt, an execution is answered
+ * at once; the default then only matters for an execution n8n held up while it started.
+ */
+function giveUpAfterMs(this: IWebhookFunctions): number {
+	return (this.getNodeParameter('giveUpAfterMinutes', DEFAULT_GIVE_UP_MINUTES) as number) * 60_000;
 }
 
 function selectedEvents(this: IHookFunctions | IWebhookFunctions): string[] {

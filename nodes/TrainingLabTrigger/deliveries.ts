@@ -13,23 +13,26 @@ const seen = new Map<string, { state: Seen; at: number }>();
 // The API's default retry schedule spans about 27.5 hours; remember a little longer, and at most this many.
 const REMEMBER_MS = 48 * 60 * 60 * 1000;
 const MAX_REMEMBERED = 10_000;
-// How long a repeat is refused (503) while the first execution has not been answered.
-const RUNNING_AT_MOST_MS = 5 * 60 * 1000;
-
 export type Seen = 'new' | 'running' | 'done';
 
 /**
  * What this process knows of the event `eventId` for this trigger; a new one is recorded as running
  * until n8n answers the delivery: done when the answer is 2xx, forgotten otherwise (so that the API's
- * next attempt runs it again).
+ * next attempt runs it again). A repeat is refused (503) while the first execution is unanswered, for
+ * `giveUpAfterMs` at most.
  */
-export function claimDelivery(context: IWebhookFunctions, eventId: string, now: number): Seen {
+export function claimDelivery(
+	context: IWebhookFunctions,
+	eventId: string,
+	now: number,
+	giveUpAfterMs: number,
+): Seen {
 	forgetOlderThan(now - REMEMBER_MS);
 	const key = `${context.getWorkflow().id}\u0000${context.getNode().id}\u0000${eventId}`;
 	const known = seen.get(key);
 	// An execution unanswered for this long may never be (its queue job lost with Redis): run the
 	// event again rather than refuse it until the API gives up.
-	const abandoned = known?.state === 'running' && now - known.at > RUNNING_AT_MOST_MS;
+	const abandoned = known?.state === 'running' && now - known.at > giveUpAfterMs;
 	if (known && !abandoned) return known.state;
 	const claim = { state: 'running' as Seen, at: now };
 	seen.delete(key);

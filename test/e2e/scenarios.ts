@@ -32,6 +32,8 @@ export interface Topology {
 	start(install: N8nInstall, work: string, tarball: string): Promise<N8n>;
 	/** Which processes run executions: `['main']`, or the workers' names. */
 	executors: string[];
+	/** Scaled out: executions queued in Redis for workers. */
+	queue: boolean;
 }
 
 /**
@@ -65,6 +67,8 @@ export function endToEndSuite(topology: Topology): void {
 			['retry', 'retry@e2e.test'],
 			['outage', 'outage@e2e.test'],
 			['crash', 'crash@e2e.test'],
+			['redisOnReceipt', 'redis-on-receipt@e2e.test'],
+			['redisWhenFinished', 'redis-when-finished@e2e.test'],
 		]) {
 			orgs[name] = {
 				...bootstrapOrg(databasePath, `E2E ${name}`, email),
@@ -293,6 +297,26 @@ export function endToEndSuite(topology: Topology): void {
 		const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
 		await activate(id, org, `${n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/webhook`);
 		return id;
+	}
+
+	/**
+	 * Adjusts the member-removal example: Acknowledge Deliveries "when the workflow has finished", and
+	 * a pause of `seconds` before the notice, so that executions are running when a part goes down.
+	 */
+	function answeredWhenFinished(seconds: number) {
+		return (workflow: any) => {
+			workflow.nodes[0].parameters.acknowledge = 'whenFinished';
+			workflow.nodes.push(
+				workflowNode('Pause', 'n8n-nodes-base.wait', 110, {
+					typeVersion: 1.1,
+					parameters: { resume: 'timeInterval', amount: seconds, unit: 'seconds' },
+				}),
+			);
+			workflow.connections = {
+				'Member removed': { main: [[{ node: 'Pause', type: 'main', index: 0 }]] },
+				Pause: { main: [[{ node: 'Offboarding notice', type: 'main', index: 0 }]] },
+			};
+		};
 	}
 
 	/** Adds `count` trainers to the organisation `org`, one after another; returns them as the API answered. */
@@ -597,20 +621,8 @@ export function endToEndSuite(topology: Topology): void {
 			'every event still ends in exactly one successful execution',
 			async () => {
 				const { client: api, org } = orgs.crash;
-				const id = await memberRemovalTrigger('crash', (workflow) => {
-					workflow.nodes[0].parameters.acknowledge = 'whenFinished';
-					// A 5 s pause before the notice: executions are running when the executor is killed.
-					workflow.nodes.push(
-						workflowNode('Pause', 'n8n-nodes-base.wait', 110, {
-							typeVersion: 1.1,
-							parameters: { resume: 'timeInterval', amount: 5, unit: 'seconds' },
-						}),
-					);
-					workflow.connections = {
-						'Member removed': { main: [[{ node: 'Pause', type: 'main', index: 0 }]] },
-						Pause: { main: [[{ node: 'Offboarding notice', type: 'main', index: 0 }]] },
-					};
-				});
+				// A 5 s pause before the notice: executions are running when the executor is killed.
+				const id = await memberRemovalTrigger('crash', answeredWhenFinished(5));
 				const members = await addTrainers('crash', 10);
 				await Promise.all(
 					members.map((member) => api.delete(`/orgs/${org.id}/members/${member.user_id}`)),
@@ -662,6 +674,72 @@ export function endToEndSuite(topology: Topology): void {
 			8 * 60_000,
 		);
 	});
+
+	// Redis persisting to its append-only file, as n8n's queue needs (README, "Running in n8n queue mode").
+	if (topology.queue)
+		describe('Redis restarted during a burst (queue mode)', () => {
+			it.each([
+				['on receipt', 'onReceipt', 'redisOnReceipt'],
+				['when the workflow has finished', 'whenFinished', 'redisWhenFinished'],
+			])(
+				'Acknowledge Deliveries %s: every event ends in exactly one successful execution',
+				async (_, acknowledge, orgName) => {
+					const { client: api, org } = orgs[orgName];
+					const id = await memberRemovalTrigger(orgName, (workflow) => {
+						// A 3 s pause: executions are running when Redis goes away.
+						answeredWhenFinished(3)(workflow);
+						workflow.nodes[0].parameters.acknowledge = acknowledge;
+					});
+					const members = await addTrainers(orgName, 20);
+					// 20 removals, one every 250 ms; Redis restarted after the 10th: executions are running on
+					// the workers, queued for them, and arriving while Redis is away.
+					let restart: Promise<void> | undefined;
+					let restartedAt = 0;
+					let runningAtRestart = 0;
+					for (const [index, member] of members.entries()) {
+						if (index === 10) {
+							runningAtRestart = (await client.runningExecutions(id)).length;
+							restartedAt = Date.now();
+							restart = n8n.redis!.restart();
+						}
+						const removed = api.delete(`/orgs/${org.id}/members/${member.user_id}`);
+						expect((await removed).status).toBe(204);
+						await new Promise((resolve) => setTimeout(resolve, 250));
+					}
+					await restart;
+					expect(runningAtRestart).toBeGreaterThan(0);
+					const succeeded = await eventually(
+						async () => {
+							const done = (await client.executions(id)).filter((e) => e.status === 'success');
+							return done.length >= 20 && done;
+						},
+						'a successful execution per removal',
+						patiently(300_000, n8n.log),
+					);
+					const settled = await deliveriesSettled(orgName);
+					const finished = await client.executions(id);
+					const notified = finished
+						.filter((execution) => execution.status === 'success')
+						.flatMap((execution) => nodeOutput(execution, 'Offboarding notice'))
+						.map((item) => item.user_id);
+					expect(notified.sort()).toEqual(members.map((member) => member.user_id).sort());
+					const lastStarted = Math.max(
+						...succeeded.map((execution) => Date.parse(execution.startedAt)),
+					);
+					const others = finished.filter((execution) => execution.status !== 'success');
+					console.log(
+						`n8n ${n8n.line}, acknowledging ${acknowledge}, Redis restarted in a burst of 20 events ` +
+							`with ${runningAtRestart} executions running: ` +
+							`${notified.length} successful executions, ${others.length} others` +
+							`${others.length ? ` (${others.map((e) => e.status).join(', ')})` : ''}; the last started ` +
+							`${((lastStarted - restartedAt) / 1000).toFixed(1)} s after the restart began; attempts per ` +
+							`delivery ${Math.min(...settled.map((d) => d.attempts))}–${Math.max(...settled.map((d) => d.attempts))}`,
+					);
+					await client.api('POST', `/workflows/${id}/deactivate`);
+				},
+				8 * 60_000,
+			);
+		});
 
 	describe('the API server killed in the middle of a bulk creation (Retry On Fail)', () => {
 		it("every row's session exists exactly once after the API is started again", async () => {

@@ -119,29 +119,57 @@ export async function startPostgres(dir: string): Promise<Service> {
 	return { ...postgres, port };
 }
 
-/** A Redis of its own: loopback only, nothing persisted. */
-export async function startRedis(dir: string): Promise<Service> {
+export interface RedisService extends Service {
+	/** Stops Redis (SIGTERM) and starts it again on the same port, with what it had persisted. */
+	restart(): Promise<void>;
+}
+
+/**
+ * A Redis of its own, on loopback, persisting every write to its append-only file (fsync once a
+ * second, Redis's default for it): n8n's queue survives a restart. Without persistence a restarted
+ * Redis comes back empty, Bull numbers jobs from 1 again, and n8n takes the new jobs' results for
+ * the old ones' (README, "Running in n8n queue mode").
+ */
+export async function startRedis(dir: string): Promise<RedisService> {
 	mkdirSync(dir, { recursive: true });
 	const port = await freePort();
-	const log = join(dir, 'redis.log');
-	const redis = spawnLogged(
-		REDIS_SERVER,
-		[
-			'--port',
-			String(port),
-			'--bind',
-			'127.0.0.1',
-			'--dir',
-			dir,
-			'--save',
-			'',
-			'--appendonly',
-			'no',
-		],
-		{ cwd: dir, env: process.env, log },
-	);
-	await untilLogged(redis, 'Redis', 'Ready to accept connections', 30_000);
-	return { ...redis, port };
+	let starts = 0;
+	const start = async () => {
+		const log = join(dir, starts++ === 0 ? 'redis.log' : `redis.${starts}.log`);
+		const redis = spawnLogged(
+			REDIS_SERVER,
+			[
+				'--port',
+				String(port),
+				'--bind',
+				'127.0.0.1',
+				'--dir',
+				dir,
+				'--save',
+				'',
+				'--appendonly',
+				'yes',
+			],
+			{ cwd: dir, env: process.env, log },
+		);
+		await untilLogged(redis, 'Redis', 'Ready to accept connections', 30_000);
+		return redis;
+	};
+	let current = await start();
+	return {
+		port,
+		get child() {
+			return current.child;
+		},
+		get log() {
+			return current.log;
+		},
+		stop: () => current.stop(),
+		async restart() {
+			await current.stop();
+			current = await start();
+		},
+	};
 }
 
 /** Waits until a service's log says it is ready; a service that does not get there is stopped. */

@@ -18,6 +18,7 @@ export function singleProcess(line: N8nLine): Topology {
 			return await startN8n(install, userFolder, { readinessGate: true });
 		},
 		executors: ['main'],
+		queue: false,
 	};
 }
 
@@ -48,6 +49,7 @@ export function queueMode(line: N8nLine): Topology {
 				);
 				return {
 					...n8n,
+					redis,
 					async stop() {
 						await n8n.stop();
 						await stopServices();
@@ -59,5 +61,6 @@ export function queueMode(line: N8nLine): Topology {
 			}
 		},
 		executors: ['worker-1', 'worker-2'],
+		queue: true,
 	};
 }

@@ -35,6 +35,24 @@ const endpoints = async () =>
 		event_types: string[];
 	}>;
 
+/** Every timer jest can fake except the clock (Date). */
+const REAL_TIMERS: FakeableAPI[] = [
+	'hrtime',
+	'nextTick',
+	'performance',
+	'queueMicrotask',
+	'requestAnimationFrame',
+	'cancelAnimationFrame',
+	'requestIdleCallback',
+	'cancelIdleCallback',
+	'setImmediate',
+	'clearImmediate',
+	'setInterval',
+	'clearInterval',
+	'setTimeout',
+	'clearTimeout',
+];
+
 /** A `webhook-signature` as any Standard Webhooks sender makes it (the public library, not our code). */
 function sign(secret: string, id: string, timestamp: number, body: string): string {
 	return new Webhook(secret).sign(id, new Date(timestamp * 1000), body);
@@ -254,6 +272,29 @@ describe('Training Lab Trigger deliveries', () => {
 				[500, 1],
 				[200, 1],
 			]);
+		});
+
+		it('while its execution runs, gets 503 for as long as the trigger is set to give up after, then runs', async () => {
+			// The clock is held still and moved by hand; timers stay real.
+			jest.useFakeTimers({ now: Date.now(), doNotFake: REAL_TIMERS });
+			try {
+				harness.options = { acknowledge: 'whenFinished', giveUpAfterMinutes: 0.1 };
+				harness.workflowRun = new Promise(() => undefined); // an execution that never ends
+				// Never answered: the request is cut when the harness stops.
+				delivery('evt-lost').catch(() => undefined);
+				await eventually(() => harness.pendingRuns === 1, 'the first run to start');
+				jest.setSystemTime(Date.now() + 6_000);
+				expect((await delivery('evt-lost')).status).toBe(503);
+				jest.setSystemTime(Date.now() + 1);
+				harness.workflowRun = undefined;
+				expect((await delivery('evt-lost')).status).toBe(200);
+				expect(harness.deliveries.map((d) => [d.status, d.items.length])).toEqual([
+					[503, 0],
+					[200, 1],
+				]);
+			} finally {
+				jest.useRealTimers();
+			}
 		});
 
 		it('for another trigger (another workflow) starts that one too', async () => {

@@ -219,6 +219,8 @@ export interface N8n {
 	workerLogs: Record<string, string>;
 	/** Every n8n process by name: `main`, and in queue mode `worker-1`…, `webhook`. */
 	processes: Record<string, N8nProcess>;
+	/** Queue mode: the Redis executions are queued in. `restart()` brings it back empty. */
+	redis?: { restart(): Promise<void> };
 	stop(): Promise<void>;
 	/** Kills every n8n process at once (SIGKILL); the database and the services stay. */
 	kill(): Promise<void>;

@@ -8,6 +8,7 @@ import {
 	type IDataObject,
 	type INode,
 	type INodeExecutionData,
+	type INodeParameters,
 	type IWebhookData,
 	type IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
@@ -78,6 +79,9 @@ export class TriggerHarness {
 	set events(events: string[]) {
 		this.#events = events;
 	}
+
+	/** The trigger's other parameters (Acknowledge Deliveries and the like). */
+	options: INodeParameters = {};
 
 	/** The URL n8n serves the trigger at, as registered with the API. */
 	get webhookUrl(): string {
@@ -157,7 +161,7 @@ export class TriggerHarness {
 			typeVersion: 1,
 			position: [0, 0],
 			webhookId: 'f1d2c3b4-a5e6-4f70-8192-a3b4c5d6e7f8',
-			parameters: { events: this.#events },
+			parameters: { ...this.options, events: this.#events },
 			credentials: { trainingLabApi: { id: '1', name: 'Training Lab account' } },
 		};
 	}
