@@ -6,9 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { ApiClient } from '../test/support/api-client';
+import { ApiClient, demoVersionsOf } from '../test/support/api-client';
 import { eventually } from '../test/support/eventually';
-import { demoVersionsOf } from '../test/support/fixtures';
 import { bootstrapOrg, spawnServer, type ServerProcess } from '../test/support/processes';
 import {
 	ensureN8n,

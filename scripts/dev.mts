@@ -18,8 +18,7 @@ import {
 import { createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ApiClient } from '../test/support/api-client.ts';
-import { demoVersionsOf } from '../test/support/fixtures.ts';
+import { ApiClient, demoVersionsOf } from '../test/support/api-client.ts';
 import { bootstrapIn, spawnServerIn, type ServerProcess } from '../test/support/server-process.ts';
 import {
 	ensureN8n,

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ApiClient } from '../support/api-client';
-import { demoVersionsOf } from '../support/fixtures';
+import { demoVersionsOf, type ApiClient } from '../support/api-client';
 import type { LossyProxy } from '../support/lossy-proxy';
 import { eventually } from '../support/eventually';
 import {

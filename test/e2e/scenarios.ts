@@ -5,8 +5,7 @@ import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiClient } from '../support/api-client';
-import { demoVersionsOf } from '../support/fixtures';
+import { ApiClient, demoVersionsOf } from '../support/api-client';
 import { LossyProxy } from '../support/lossy-proxy';
 import {
 	ensureN8n,

@@ -86,3 +86,22 @@ export function nextLink(headers: Headers): string | null {
 	const link = headers.get('link');
 	return link ? (/<([^>]+)>;\s*rel="next"/.exec(link)?.[1] ?? null) : null;
 }
+
+/**
+ * The first lab of an organisation made with `--demo` and its versions: version 1 published,
+ * version 2 a draft.
+ */
+export async function demoVersionsOf(
+	api: ApiClient,
+): Promise<{ labId: string; published: string; draft: string }> {
+	const labId = ((await api.get('/labs')).body as Array<{ id: string }>)[0].id;
+	const versions = (await api.get(`/labs/${labId}/versions`)).body as Array<{
+		id: string;
+		status: string;
+	}>;
+	return {
+		labId,
+		published: versions.find((version) => version.status === 'published')!.id,
+		draft: versions.find((version) => version.status === 'draft')!.id,
+	};
+}

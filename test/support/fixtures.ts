@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { seedDemo } from '../../server/src/services/demo.ts';
 import type { Actor } from '../../server/src/core/actor.ts';
-import { ApiClient } from './api-client.ts';
+import { ApiClient, demoVersionsOf } from './api-client.ts';
 import { startTestServer, type TestServer } from './test-server.ts';
 
 export interface TestOrg {
@@ -60,25 +60,6 @@ export async function createOrg(
 		labId: demo.labId,
 		publishedVersionId: demo.published,
 		draftVersionId: demo.draft,
-	};
-}
-
-/**
- * The first lab of an organisation made with `--demo` and its versions: version 1 published,
- * version 2 a draft.
- */
-export async function demoVersionsOf(
-	api: ApiClient,
-): Promise<{ labId: string; published: string; draft: string }> {
-	const labId = ((await api.get('/labs')).body as Array<{ id: string }>)[0].id;
-	const versions = (await api.get(`/labs/${labId}/versions`)).body as Array<{
-		id: string;
-		status: string;
-	}>;
-	return {
-		labId,
-		published: versions.find((version) => version.status === 'published')!.id,
-		draft: versions.find((version) => version.status === 'draft')!.id,
 	};
 }
 
