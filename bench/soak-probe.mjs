@@ -1,25 +1,39 @@
-// Loaded into the API server by the soak benchmark (`node --import`): once a second, appends to
-// SOAK_PROBE_FILE the event-loop delay of that second (p50, p99, max, in ms) and the V8 heap in use
-// (MB), with the time.
+// Loaded into the API server by the soak benchmark (`node --import`). Appends to SOAK_PROBE_FILE, once
+// a second, the event-loop delay of that second (p50, p99, max, in ms) and memory in MB: the V8 heap
+// in use and committed, and memory outside it held by JavaScript objects. On SIGUSR2 it forces a full
+// garbage collection and records the heap still live after it — what grows when something leaks,
+// where the heap in use also swings with garbage not yet collected. Only when asked (the benchmark
+// asks once in its first and once in its last minute), so that V8 otherwise sizes its heap as it
+// would without the probe.
 import { appendFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 const file = process.env.SOAK_PROBE_FILE;
 if (file) {
+	setFlagsFromString('--expose-gc');
+	const collectGarbage = runInNewContext('gc');
 	const histogram = monitorEventLoopDelay({ resolution: 10 });
 	histogram.enable();
 	const ms = (ns) => Math.round(ns / 1e4) / 100;
+	const mb = (bytes) => Math.round(bytes / 1e4) / 100;
+	const record = (fields) =>
+		appendFileSync(file, `${JSON.stringify({ at: Date.now(), ...fields })}\n`);
 	setInterval(() => {
-		appendFileSync(
-			file,
-			`${JSON.stringify({
-				at: Date.now(),
-				p50: ms(histogram.percentile(50)),
-				p99: ms(histogram.percentile(99)),
-				max: ms(histogram.max),
-				heapMb: Math.round(process.memoryUsage().heapUsed / 1e4) / 100,
-			})}\n`,
-		);
+		const memory = process.memoryUsage();
+		record({
+			p50: ms(histogram.percentile(50)),
+			p99: ms(histogram.percentile(99)),
+			max: ms(histogram.max),
+			heapMb: mb(memory.heapUsed),
+			heapTotalMb: mb(memory.heapTotal),
+			externalMb: mb(memory.external),
+		});
 		histogram.reset();
 	}, 1000).unref();
+	process.on('SIGUSR2', () => {
+		collectGarbage();
+		record({ liveHeapMb: mb(process.memoryUsage().heapUsed) });
+	});
 }
