@@ -108,7 +108,7 @@ export class TrainingLabTrigger implements INodeType {
 				typeOptions: { minValue: 0.1, numberPrecision: 1 },
 				displayOptions: { show: { acknowledge: [ACK_WHEN_FINISHED] } },
 				description:
-					'While an execution has not finished, a repeat of its event is answered 503. After this long the execution is taken as lost (say its queue job went with a Redis restart) and the next repeat runs the workflow again. Set it above the longest time the workflow takes.',
+					'While an execution has not finished, a repeat of its event is answered 503. After this long the execution is taken as lost (say its queue job went with a restart of a Redis that keeps nothing) and the next repeat runs the workflow again. Set it above the longest time the workflow takes.',
 			},
 			{
 				displayName:

@@ -30,8 +30,8 @@ export function claimDelivery(
 	forgetOlderThan(now - REMEMBER_MS);
 	const key = `${context.getWorkflow().id}\u0000${context.getNode().id}\u0000${eventId}`;
 	const known = seen.get(key);
-	// An execution unanswered for this long may never be (its queue job lost with Redis): run the
-	// event again rather than refuse it until the API gives up.
+	// An execution unanswered for this long may never be (its queue job lost with a Redis that keeps
+	// nothing): run the event again rather than refuse it until the API gives up.
 	const abandoned = known?.state === 'running' && now - known.at > giveUpAfterMs;
 	if (known && !abandoned) return known.state;
 	const claim = { state: 'running' as Seen, at: now };
