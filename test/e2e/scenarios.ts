@@ -318,6 +318,27 @@ export function endToEndSuite(topology: Topology): void {
 		};
 	}
 
+	/** Waits until the workflow has `count` successful executions (a member-removal trigger's); returns them. */
+	async function successfulExecutions(workflowId: string, count: number) {
+		return eventually(
+			async () => {
+				const done = (await client.executions(workflowId)).filter((e) => e.status === 'success');
+				return done.length >= count && done;
+			},
+			'a successful execution per removal',
+			patiently(300_000, n8n.log),
+		);
+	}
+
+	/** The members the successful executions of the member-removal example notified, sorted. */
+	function notifiedMembers(executions: Array<{ status: string; data: any }>): string[] {
+		return executions
+			.filter((execution) => execution.status === 'success')
+			.flatMap((execution) => nodeOutput(execution, 'Offboarding notice'))
+			.map((item) => item.user_id)
+			.sort();
+	}
+
 	/** Adds `count` trainers to the organisation `org`, one after another; returns them as the API answered. */
 	async function addTrainers(org: string, count: number): Promise<Array<{ user_id: string }>> {
 		const {
@@ -644,22 +665,12 @@ export function endToEndSuite(topology: Topology): void {
 				// Started again while the API retries (a queue-mode worker is not needed for recovery).
 				const restarted = n8n.processes[victim].restart();
 				restarted.catch(() => undefined); // awaited below
-				const succeeded = await eventually(
-					async () => {
-						const done = (await client.executions(id)).filter((e) => e.status === 'success');
-						return done.length >= 10 && done;
-					},
-					'a successful execution per removal',
-					patiently(300_000, n8n.log),
-				);
+				const succeeded = await successfulExecutions(id, members.length);
 				await restarted;
 				await deliveriesSettled('crash');
 				const finished = await client.executions(id);
-				const notified = finished
-					.filter((execution) => execution.status === 'success')
-					.flatMap((execution) => nodeOutput(execution, 'Offboarding notice'))
-					.map((item) => item.user_id);
-				expect(notified.sort()).toEqual(members.map((member) => member.user_id).sort());
+				const notified = notifiedMembers(finished);
+				expect(notified).toEqual(members.map((member) => member.user_id).sort());
 				const lastStarted = Math.max(
 					...succeeded.map((execution) => Date.parse(execution.startedAt)),
 				);
@@ -707,21 +718,11 @@ export function endToEndSuite(topology: Topology): void {
 					}
 					await restart;
 					expect(runningAtRestart).toBeGreaterThan(0);
-					const succeeded = await eventually(
-						async () => {
-							const done = (await client.executions(id)).filter((e) => e.status === 'success');
-							return done.length >= 20 && done;
-						},
-						'a successful execution per removal',
-						patiently(300_000, n8n.log),
-					);
+					const succeeded = await successfulExecutions(id, members.length);
 					const settled = await deliveriesSettled(orgName);
 					const finished = await client.executions(id);
-					const notified = finished
-						.filter((execution) => execution.status === 'success')
-						.flatMap((execution) => nodeOutput(execution, 'Offboarding notice'))
-						.map((item) => item.user_id);
-					expect(notified.sort()).toEqual(members.map((member) => member.user_id).sort());
+					const notified = notifiedMembers(finished);
+					expect(notified).toEqual(members.map((member) => member.user_id).sort());
 					const lastStarted = Math.max(
 						...succeeded.map((execution) => Date.parse(execution.startedAt)),
 					);
