@@ -229,9 +229,8 @@ export function endToEndSuite(topology: Topology): void {
 	 * pending or to be retried, no further execution can be started by them. Read from the API
 	 * server's database, since a closed organisation's key can no longer ask.
 	 */
-	async function deliveriesSettled(
-		org: string,
-	): Promise<Array<{ attempts: number; status: string }>> {
+	async function deliveriesSettled(org: string): Promise<Delivery[]> {
+		const waiting = patiently(60_000, n8n.log);
 		return eventually(
 			async () => {
 				const deliveries = deliveriesOf(org);
@@ -240,20 +239,33 @@ export function endToEndSuite(topology: Topology): void {
 				);
 			},
 			'every delivery to be final',
-			patiently(60_000, n8n.log),
+			{
+				...waiting,
+				explain: () =>
+					`${JSON.stringify(deliveriesOf(org).filter((d) => d.status !== 'succeeded'))}\n${waiting.explain!()}`,
+			},
 		);
 	}
 
+	interface Delivery {
+		event_id: string;
+		status: string;
+		attempts: number;
+		last_status_code: number | null;
+		last_error: string | null;
+	}
+
 	/** The organisation's deliveries as the API server's database holds them. */
-	function deliveriesOf(org: string): Array<{ attempts: number; status: string }> {
+	function deliveriesOf(org: string): Delivery[] {
 		const db = new Database(databasePath, { readonly: true });
 		try {
 			return db
 				.prepare(
-					`SELECT d.status, d.attempts FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+					`SELECT d.event_id, d.status, d.attempts, d.last_status_code, d.last_error
+					 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
 					 WHERE w.org_id = ?`,
 				)
-				.all(orgs[org].org.id) as Array<{ attempts: number; status: string }>;
+				.all(orgs[org].org.id) as Delivery[];
 		} finally {
 			db.close();
 		}

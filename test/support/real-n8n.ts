@@ -471,6 +471,11 @@ export async function startQueueN8n(
 		DB_POSTGRESDB_DATABASE: 'n8n',
 		DB_POSTGRESDB_USER: 'n8n',
 		WEBHOOK_URL: `${webhookBase}/`,
+		// Keep finished jobs in Redis a while (n8n removes them at once by default): a webhook process
+		// that missed a job's "finished" message in a Redis reconnect still finds the job finished when
+		// it looks (every 5 s), and answers the delivery it holds (README, "Running in n8n queue mode").
+		N8N_EXECUTIONS_QUEUE_KEEP_LAST_COMPLETED: '1000',
+		N8N_EXECUTIONS_QUEUE_KEEP_LAST_FAILED: '1000',
 	};
 	const folder = (name: string) => {
 		const userFolder = join(root, name);
