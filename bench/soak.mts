@@ -11,20 +11,27 @@ import {
 } from './support.mts';
 
 // `npm run bench:soak`: the API server under a steady mixed load — reads, session creations, members
-// added and removed (each removal a webhook delivery to a local receiver) — for SOAK_MINUTES (10 by
-// default) at SOAK_RATE requests a second (40), after SOAK_WARMUP_S seconds (1200) of the same load
-// that are not measured. The warm-up takes the server to its steady state: V8 compiles the hot paths
-// (p99 falls by ~35 % over the first minutes), sizes its young and old generations, and SQLite's page
-// cache fills to its 16 MB as the database outgrows it — RSS climbs for about 20 minutes, then holds
-// (docs/performance.md). Compares the last minute with the first: memory (RSS), open file
-// descriptors, p99 latency, the V8 heap still live after a full GC (what a leak makes grow), and the
-// server's event-loop delay (p99 of each second); the last two measured inside the server by
-// bench/soak-probe.mjs. Prints memory minute by minute too. SOAK_KEEP=1 keeps the database and the
-// probe's records. A benchmark, not a test: it reports.
+// added and removed (each removal a webhook delivery to a local receiver) — at SOAK_RATE requests a
+// second (40), measured for SOAK_MINUTES (10) once the server has reached its steady state. The
+// warm-up is the same load, not measured, until RSS has grown less than 2 % over the last
+// SOAK_STEADY_S seconds (480), but at least SOAK_WARMUP_MIN_S (1200) and at most SOAK_WARMUP_MAX_S
+// (2400): V8 compiles the hot paths (p99 falls by ~35 % over the first minutes), sizes its young and
+// old generations in steps (the last one came at minute 20 in one run, 23 in another), and SQLite's
+// page cache fills to its 16 MB as the database outgrows it (docs/performance.md). A leak never
+// levels off: the warm-up then ends at its maximum and the measurement shows the growth.
+// Compares the last minute with the first: memory (RSS), open file descriptors, p99 latency, the V8
+// heap still live after a full GC (what a leak makes grow), and the server's event-loop delay (p99 of
+// each second); the last two measured inside the server by bench/soak-probe.mjs. Prints memory minute
+// by minute too. SOAK_KEEP=1 keeps the database and the probe's records. A benchmark, not a test: it
+// reports.
 const minutes = Number(process.env.SOAK_MINUTES ?? 10);
 const rate = Number(process.env.SOAK_RATE ?? 40);
-const warmupMs = Number(process.env.SOAK_WARMUP_S ?? 1200) * 1000;
-const durationMs = warmupMs + minutes * 60_000;
+const warmup = {
+	minMs: Number(process.env.SOAK_WARMUP_MIN_S ?? 1200) * 1000,
+	maxMs: Number(process.env.SOAK_WARMUP_MAX_S ?? 2400) * 1000,
+	steadyMs: Number(process.env.SOAK_STEADY_S ?? 480) * 1000,
+};
+const measuredMs = minutes * 60_000;
 
 const dir = tempDir('soak');
 const probeFile = join(dir, 'event-loop.jsonl');
@@ -92,35 +99,55 @@ const samples: Sample[] = [];
 let errors = 0;
 let inFlight = 0;
 
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+/** Mean RSS over the minute that ends at `at` (NaN before the first sample). */
+const rssOfMinuteTo = (at: number) =>
+	mean(samples.filter((s) => s.at > at - 60_000 && s.at <= at).map((s) => s.rssMb));
+
 const started = Date.now();
+/** When the measurement began: the end of the warm-up. */
+let measured: number | undefined;
+let steady = false;
+const liveHeapChecks: NodeJS.Timeout[] = [];
+
+/** Ends the warm-up once RSS has levelled off (or the warm-up has lasted its maximum). */
+function measureOnceSteady(now: number): void {
+	const warmedFor = now - started;
+	if (measured !== undefined || warmedFor < warmup.minMs) return;
+	steady = rssOfMinuteTo(now) <= 1.02 * rssOfMinuteTo(now - warmup.steadyMs);
+	if (!steady && warmedFor < warmup.maxMs) return;
+	measured = now;
+	// The live heap (after a full GC the probe forces on SIGUSR2), half-way through the first measured
+	// minute and the last.
+	for (const at of [30_000, measuredMs - 30_000])
+		liveHeapChecks.push(setTimeout(() => process.kill(pid, 'SIGUSR2'), at));
+}
+
 const sampler = setInterval(() => {
 	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
 	const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]);
+	const now = Date.now();
 	samples.push({
-		at: Date.now(),
+		at: now,
 		rssMb: kb('VmRSS') / 1024,
 		anonMb: kb('RssAnon') / 1024,
 		fds: readdirSync(`/proc/${pid}/fd`).length,
 	});
+	measureOnceSteady(now);
 }, 5_000);
-const progress = setInterval(
-	() =>
-		console.error(
-			`  ${Math.round((Date.now() - started) / 60_000)} of ${(durationMs / 60_000).toFixed(0)} min, ${latencies.length} requests, ${errors} errors`,
-		),
-	60_000,
-);
-
-// The live heap (after a full GC the probe forces on SIGUSR2), half-way through the first measured
-// minute and the last.
-const liveHeapChecks = [warmupMs + 30_000, durationMs - 30_000].map((at) =>
-	setTimeout(() => process.kill(pid, 'SIGUSR2'), at - (Date.now() - started)),
-);
+const progress = setInterval(() => {
+	const minute = (at: number) => Math.round((Date.now() - at) / 60_000);
+	const phase =
+		measured === undefined
+			? `warming up for ${minute(started)} min`
+			: `measuring for ${minute(measured)} of ${minutes} min`;
+	console.error(`  ${phase}, ${latencies.length} requests, ${errors} errors`);
+}, 60_000);
 
 // A steady rate: one request every 1000/rate ms, whatever the answers take (at most 200 in flight).
 await new Promise<void>((resolve) => {
 	const ticker = setInterval(() => {
-		if (Date.now() - started >= durationMs) {
+		if (measured !== undefined && Date.now() - measured >= measuredMs) {
 			clearInterval(ticker);
 			resolve();
 			return;
@@ -159,11 +186,10 @@ const perSecond = probe.filter((record) => record.p99 !== undefined) as Array<
 	Required<Omit<(typeof probe)[number], 'liveHeapMb'>>
 >;
 const liveHeap = probe.filter((record) => record.liveHeapMb !== undefined);
-const ended = Date.now();
-const measured = started + warmupMs;
-const firstMinute = (at: number) => at >= measured && at < measured + 60_000;
-const lastMinute = (at: number) => at >= ended - 60_000;
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const measuredFrom = measured!;
+const ended = measuredFrom + measuredMs;
+const firstMinute = (at: number) => at >= measuredFrom && at < measuredFrom + 60_000;
+const lastMinute = (at: number) => at >= ended - 60_000 && at < ended;
 
 const metrics = [
 	{
@@ -199,8 +225,10 @@ const metrics = [
 // Memory minute by minute, warm-up included: a leak climbs all along; caches and a heap settling to
 // their sizes level off.
 const trend: string[] = [];
-for (let from = measured - warmupMs; from + 60_000 <= ended + 1; from += 60_000) {
-	if (from === measured && warmupMs > 0) trend.push('|');
+// Whole minutes back from the end of the warm-up, then forward to the end.
+const firstFrom = measuredFrom - Math.floor((measuredFrom - started) / 60_000) * 60_000;
+for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
+	if (from === measuredFrom) trend.push('|');
 	const inMinute = (at: number) => at >= from && at < from + 60_000;
 	const ofSamples = (pick: (s: Sample) => number) =>
 		mean(samples.filter((s) => inMinute(s.at)).map(pick)).toFixed(0);
@@ -216,7 +244,7 @@ receiver.server.close();
 if (!process.env.SOAK_KEEP) rmSync(dir, { recursive: true, force: true });
 
 console.log(
-	`\nSoak: ${minutes} min at ${rate} requests/s after ${warmupMs / 1000} s of warm-up (${latencies.length} requests, ${errors} errors, ${receiver.arrivals.length} webhook deliveries received)\n`,
+	`\nSoak: ${minutes} min at ${rate} requests/s after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests, ${errors} errors, ${receiver.arrivals.length} webhook deliveries received)\n`,
 );
 console.log(
 	`Memory in MB, minute by minute (| where the warm-up ends), as RSS/its anonymous part/V8 heap committed/V8 heap in use/external to V8: ${trend.join(' ')}\n`,
