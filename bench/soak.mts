@@ -222,13 +222,14 @@ const metrics = [
 	},
 ];
 
-// Memory minute by minute, warm-up included: a leak climbs all along; caches and a heap settling to
-// their sizes level off.
+// Memory and request p99 minute by minute, warm-up included: a leak climbs all along; caches and a
+// heap settling to their sizes level off; the p99s show how far one minute's moves from the next.
 const trend: string[] = [];
+const p99s: string[] = [];
 // Whole minutes back from the end of the warm-up, then forward to the end.
 const firstFrom = measuredFrom - Math.floor((measuredFrom - started) / 60_000) * 60_000;
 for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
-	if (from === measuredFrom) trend.push('|');
+	if (from === measuredFrom) for (const line of [trend, p99s]) line.push('|');
 	const inMinute = (at: number) => at >= from && at < from + 60_000;
 	const ofSamples = (pick: (s: Sample) => number) =>
 		mean(samples.filter((s) => inMinute(s.at)).map(pick)).toFixed(0);
@@ -236,6 +237,12 @@ for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
 		mean(perSecond.filter((e) => inMinute(e.at)).map(pick)).toFixed(0);
 	trend.push(
 		`${ofSamples((s) => s.rssMb)}/${ofSamples((s) => s.anonMb)}/${ofProbe((e) => e.heapTotalMb)}/${ofProbe((e) => e.heapMb)}/${ofProbe((e) => e.externalMb)}`,
+	);
+	p99s.push(
+		percentile(
+			latencies.filter((l) => inMinute(l.at)).map((l) => l.ms),
+			99,
+		).toFixed(1),
 	);
 }
 
@@ -249,6 +256,7 @@ console.log(
 console.log(
 	`Memory in MB, minute by minute (| where the warm-up ends), as RSS/its anonymous part/V8 heap committed/V8 heap in use/external to V8: ${trend.join(' ')}\n`,
 );
+console.log(`Request latency p99 in ms, minute by minute: ${p99s.join(' ')}\n`);
 console.log('| metric | first minute | last minute | change | within 10 % |');
 console.log('|---|---|---|---|---|');
 for (const metric of metrics) {
