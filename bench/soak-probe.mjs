@@ -1,10 +1,13 @@
 // Loaded into the API server by the soak benchmark (`node --import`). Appends to SOAK_PROBE_FILE, once
-// a second, the event-loop delay of that second (p50, p99, max, in ms) and memory in MB: the V8 heap
-// in use and committed, and memory outside it held by JavaScript objects. On SIGUSR2 it forces a full
+// a second, the event-loop delay of that second (p50, p99, max, in ms), how long each request that
+// finished in that second took inside the server (from its arrival to the last byte of its answer
+// handed to the socket, in ms), and memory in MB: the V8 heap in use and committed, and memory outside
+// it held by JavaScript objects. On SIGUSR2 it forces a full
 // garbage collection and records the heap still live after it — what grows when something leaks,
 // where the heap in use also swings with garbage not yet collected. Only when asked (the benchmark
 // asks once in its first and once in its last minute), so that V8 otherwise sizes its heap as it
 // would without the probe.
+import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
@@ -18,6 +21,16 @@ if (file) {
 	histogram.enable();
 	const ms = (ns) => Math.round(ns / 1e4) / 100;
 	const mb = (bytes) => Math.round(bytes / 1e4) / 100;
+	const arrivedAt = new WeakMap();
+	let requestMs = [];
+	subscribe('http.server.request.start', ({ response }) =>
+		arrivedAt.set(response, performance.now()),
+	);
+	subscribe('http.server.response.finish', ({ response }) => {
+		const arrived = arrivedAt.get(response);
+		if (arrived !== undefined)
+			requestMs.push(Math.round((performance.now() - arrived) * 100) / 100);
+	});
 	const record = (fields) =>
 		appendFileSync(file, `${JSON.stringify({ at: Date.now(), ...fields })}\n`);
 	setInterval(() => {
@@ -29,8 +42,10 @@ if (file) {
 			heapMb: mb(memory.heapUsed),
 			heapTotalMb: mb(memory.heapTotal),
 			externalMb: mb(memory.external),
+			requestMs,
 		});
 		histogram.reset();
+		requestMs = [];
 	}, 1000).unref();
 	process.on('SIGUSR2', () => {
 		collectGarbage();
