@@ -1,7 +1,8 @@
 // Loaded into the API server by the soak benchmark (`node --import`). Appends to SOAK_PROBE_FILE, once
 // a second, the event-loop delay of that second (p50, p99, max, in ms), how long each request that
 // finished in that second took inside the server (from its arrival to the last byte of its answer
-// handed to the socket, in ms), and memory in MB: the V8 heap in use and committed, and memory outside
+// handed to the socket, in ms), the time V8's garbage collector held the thread in
+// that second (its total and its longest pause, in ms), and memory in MB: the V8 heap in use and committed, and memory outside
 // it held by JavaScript objects. On SIGUSR2 it forces a full
 // garbage collection and records the heap still live after it — what grows when something leaks,
 // where the heap in use also swings with garbage not yet collected. Only when asked (the benchmark
@@ -9,7 +10,7 @@
 // would without the probe.
 import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -31,6 +32,10 @@ if (file) {
 		if (arrived !== undefined)
 			requestMs.push(Math.round((performance.now() - arrived) * 100) / 100);
 	});
+	let gcPauses = [];
+	new PerformanceObserver((list) => {
+		for (const entry of list.getEntries()) gcPauses.push(entry.duration);
+	}).observe({ entryTypes: ['gc'] });
 	const record = (fields) =>
 		appendFileSync(file, `${JSON.stringify({ at: Date.now(), ...fields })}\n`);
 	setInterval(() => {
@@ -43,9 +48,12 @@ if (file) {
 			heapTotalMb: mb(memory.heapTotal),
 			externalMb: mb(memory.external),
 			requestMs,
+			gcMs: Math.round(gcPauses.reduce((sum, ms) => sum + ms, 0) * 100) / 100,
+			longestGcMs: Math.round(Math.max(0, ...gcPauses) * 100) / 100,
 		});
 		histogram.reset();
 		requestMs = [];
+		gcPauses = [];
 	}, 1000).unref();
 	process.on('SIGUSR2', () => {
 		collectGarbage();
