@@ -18,9 +18,9 @@ import {
 // until RSS has grown less than 2 % over the last SOAK_STEADY_S seconds (480), but at least
 // SOAK_WARMUP_MIN_S (1200) and at most SOAK_WARMUP_MAX_S (2400): V8 compiles the hot paths (p99 falls
 // by ~35 % over the first minutes), sizes its young and old generations in steps (the last one came
-// at minute 20 in one run, 23 in another), and SQLite's page cache fills to its 16 MB as the database
-// outgrows it (docs/performance.md). A leak never levels off: the warm-up then ends at its maximum and
-// the measurement shows the growth.
+// at minute 15 or 16 in runs at 150 steps a second, 19 to 23 at 40), and SQLite's page cache fills to
+// its 16 MB as the database outgrows it (docs/performance.md). A leak never levels off: the warm-up
+// then ends at its maximum and the measurement shows the growth.
 // Compares the last minute with the first: memory (RSS), open file descriptors, request p99 inside
 // the server and as the client sees it, the server's event-loop delay (p99 of each second), and the V8
 // heap still live after a full GC (what a leak makes grow; forced just before the measurement and just
@@ -74,6 +74,8 @@ async function timed(kind: Kind, url: string, method: string, body?: unknown) {
 	return answer;
 }
 
+/** Requests a step of the mix makes on average: a member's step (3 in 20) is two. */
+const requestsPerStep = 23 / 20;
 /** One step of the mix, by its share: reads 60 %, session creations 25 %, a member added then removed 15 %. */
 let sequence = 0;
 async function oneStep(): Promise<void> {
@@ -131,7 +133,8 @@ function measureOnceSteady(now: number): void {
 	steady = rssOfMinuteTo(now) <= 1.02 * rssOfMinuteTo(now - warmup.steadyMs);
 	if (!steady && warmedFor < warmup.maxMs) return;
 	// The live heap (after a full GC the probe forces on SIGUSR2) just before the measurement, and
-	// again just after it, so that the GC's pause falls in neither minute compared.
+	// again just after it, so that the GC's pause falls in neither minute compared (the measurement
+	// starts 2 s after the signal).
 	process.kill(pid, 'SIGUSR2');
 	measured = now + 2_000;
 }
@@ -158,7 +161,7 @@ const progress = setInterval(() => {
 }, 60_000);
 
 // A steady rate: one step of the mix every 1000/rate ms, whatever the answers take (at most 200 in
-// flight); a member's step is two requests, so requests run at 1.15 × rate a second.
+// flight); requests run at requestsPerStep × rate a second.
 await new Promise<void>((resolve) => {
 	const ticker = setInterval(() => {
 		if (measured !== undefined && Date.now() - measured >= measuredMs) {
@@ -277,7 +280,7 @@ if (process.env.SOAK_KEEP) writeFileSync(join(dir, 'latencies.json'), JSON.strin
 else rmSync(dir, { recursive: true, force: true });
 
 console.log(
-	`\nSoak: ${minutes} min at ${rate} steps/s (${(rate * 1.15).toFixed(0)} requests/s) after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests, ${errors} errors, ${receiver.arrivals.length} webhook deliveries received)\n`,
+	`\nSoak: ${minutes} min at ${rate} steps/s (${(rate * requestsPerStep).toFixed(0)} requests/s) after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests, ${errors} errors, ${receiver.arrivals.length} webhook deliveries received)\n`,
 );
 console.log(
 	`Memory in MB, minute by minute (| where the warm-up ends), as RSS/its anonymous part/V8 heap committed/V8 heap in use/external to V8: ${trend.join(' ')}\n`,
