@@ -2,13 +2,17 @@
 // a second: the event-loop delay of that second (p50, p99, max, in ms); how long each request that
 // finished in that second took inside the server (from its arrival to the last byte of its answer
 // handed to the socket, in ms); the time V8's garbage collector held the thread in that second (its
-// total and its longest pause, in ms); and memory in MB: the V8 heap in use and committed, and memory
+// total and its longest pause, in ms); where the main thread's time went (on a CPU, or ready to run
+// and waiting for one; the rest it slept — idle, or blocked in a system call such as an fsync); the
+// machine's time stolen by the hypervisor and spent waiting for the disk (summed over its CPUs, in
+// ms); whether the database file was written (in WAL mode only a checkpoint writes it); and memory
+// in MB: the V8 heap in use and committed, and memory
 // outside it held by JavaScript objects. On SIGUSR2 it forces a full garbage collection and records
 // the heap still live after it — what grows when something leaks, where the heap in use also swings
 // with garbage not yet collected. Only when asked (the benchmark asks just before its measurement and
 // just after it), so that V8 otherwise sizes its heap as it would without the probe.
 import { subscribe } from 'node:diagnostics_channel';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -35,10 +39,30 @@ if (file) {
 	new PerformanceObserver((list) => {
 		for (const entry of list.getEntries()) gcPauses.push(entry.duration);
 	}).observe({ entryTypes: ['gc'] });
+	// Nanoseconds the main thread has run on a CPU, and waited ready to run, since it started.
+	const mainThread = () => {
+		const [onCpu, waiting] = readFileSync('/proc/self/schedstat', 'utf8').split(' ').map(Number);
+		return { onCpu, waiting };
+	};
+	// The machine's I/O wait and steal since boot, in ticks of 10 ms summed over its CPUs.
+	const machine = () => {
+		const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+		return { ioWait: ticks[5], steal: ticks[8] };
+	};
+	const databaseWrittenAt = () =>
+		process.env.DATABASE_PATH
+			? statSync(process.env.DATABASE_PATH, { throwIfNoEntry: false })?.mtimeMs
+			: undefined;
+	let lastThread = mainThread();
+	let lastMachine = machine();
+	let lastDatabaseWrite = databaseWrittenAt();
 	const record = (fields) =>
 		appendFileSync(file, `${JSON.stringify({ at: Date.now(), ...fields })}\n`);
 	setInterval(() => {
 		const memory = process.memoryUsage();
+		const thread = mainThread();
+		const now = machine();
+		const databaseWrite = databaseWrittenAt();
 		record({
 			p50: ms(histogram.percentile(50)),
 			p99: ms(histogram.percentile(99)),
@@ -49,7 +73,15 @@ if (file) {
 			requestMs,
 			gcMs: twoDecimals(gcPauses.reduce((sum, pause) => sum + pause, 0)),
 			longestGcMs: twoDecimals(Math.max(0, ...gcPauses)),
+			onCpuMs: ms(thread.onCpu - lastThread.onCpu),
+			waitingForCpuMs: ms(thread.waiting - lastThread.waiting),
+			stealMs: (now.steal - lastMachine.steal) * 10,
+			ioWaitMs: (now.ioWait - lastMachine.ioWait) * 10,
+			databaseWritten: databaseWrite !== lastDatabaseWrite,
 		});
+		lastThread = thread;
+		lastMachine = now;
+		lastDatabaseWrite = databaseWrite;
 		histogram.reset();
 		requestMs = [];
 		gcPauses = [];

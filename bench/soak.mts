@@ -27,8 +27,8 @@ import {
 // after it, so that the pause falls in neither minute). What happens inside the server is measured by
 // bench/soak-probe.mjs. The p99 inside the server is the server's own latency; the client's adds the
 // load generator, which shares the machine's cores and also receives the deliveries. Prints memory and
-// both p99s minute by minute too, and each second the event loop stopped for over 100 ms with the
-// garbage collector's share of it. SOAK_KEEP=1 keeps the database, the probe's records and the client's
+// both p99s minute by minute too, and each second the event loop stopped for over 100 ms with what
+// else that second held (GC, CPU, steal, disk wait, a checkpoint). SOAK_KEEP=1 keeps the database, the probe's records and the client's
 // latencies. A benchmark, not a test: it reports.
 const minutes = Number(process.env.SOAK_MINUTES ?? 10);
 const rate = Number(process.env.SOAK_RATE ?? 150);
@@ -190,6 +190,11 @@ interface ProbeRecord {
 	requestMs?: number[];
 	gcMs?: number;
 	longestGcMs?: number;
+	onCpuMs?: number;
+	waitingForCpuMs?: number;
+	stealMs?: number;
+	ioWaitMs?: number;
+	databaseWritten?: boolean;
 	max?: number;
 	liveHeapMb?: number;
 }
@@ -291,13 +296,15 @@ console.log(
 console.log(
 	`Request latency p99 in ms inside the server, minute by minute: ${serverP99s.join(' ')}\n`,
 );
-// Seconds in which the server's event loop stopped for over 100 ms, with the garbage collector's
-// share of that second: what a latency outlier of a minute comes from.
+// Seconds in which the server's event loop stopped for over 100 ms, with what else that second
+// held: the garbage collector's pauses, the main thread's time on a CPU and waiting for one (a stall
+// with neither was a blocking system call), the machine's steal and disk wait, and whether the
+// database file was written (a WAL checkpoint) — what a latency outlier of a minute comes from.
 const stalls = perSecond
 	.filter((e) => e.max > 100)
 	.map(
 		(e) =>
-			`${((e.at - started) / 60_000).toFixed(2)} min: ${e.max.toFixed(0)} ms (GC ${e.gcMs.toFixed(0)} ms, longest pause ${e.longestGcMs.toFixed(0)} ms)`,
+			`${((e.at - started) / 60_000).toFixed(2)} min: ${e.max.toFixed(0)} ms (GC ${e.gcMs.toFixed(0)} ms, longest pause ${e.longestGcMs.toFixed(0)} ms; main thread on a CPU ${e.onCpuMs.toFixed(0)} ms, waiting for one ${e.waitingForCpuMs.toFixed(0)} ms; machine steal ${e.stealMs} ms, disk wait ${e.ioWaitMs} ms${e.databaseWritten ? '; checkpoint' : ''})`,
 	);
 console.log(
 	`Event-loop stalls over 100 ms (minutes from the start): ${stalls.length ? stalls.join('; ') : 'none'}\n`,
