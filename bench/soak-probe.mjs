@@ -1,26 +1,32 @@
-// Loaded into the API server by the soak benchmark (`node --import`). Appends to SOAK_PROBE_FILE, once
+// Loaded into the API server by the soak benchmark (`node --import`; worker threads load it too, and
+// it does nothing there). Appends to SOAK_PROBE_FILE, once
 // a second: the event-loop delay of that second (p50, p99, max, in ms); how long each request that
 // finished in that second took inside the server (from its arrival to the last byte of its answer
 // handed to the socket, in ms); the time V8's garbage collector held the thread in that second (its
 // total and its longest pause, in ms); where the main thread's time went (on a CPU, or ready to run
 // and waiting for one; the rest it slept — idle, or blocked in a system call such as an fsync); the
 // machine's time stolen by the hypervisor and spent waiting for the disk (summed over its CPUs, in
-// ms); whether the database file was written (in WAL mode only a checkpoint writes it); and memory
-// in MB: the V8 heap in use and committed, and memory
-// outside it held by JavaScript objects. On SIGUSR2 it forces a full garbage collection and records
+// ms); and memory in MB: the V8 heap in use and committed, and memory outside it held by JavaScript
+// objects. Its worker (soak-syscall-watch.mjs) adds a record for each system call the main thread
+// sat blocked in for 100 ms or more. On SIGUSR2 it forces a full garbage collection and records
 // the heap still live after it — what grows when something leaks, where the heap in use also swings
 // with garbage not yet collected. Only when asked (the benchmark asks just before its measurement and
 // just after it), so that V8 otherwise sizes its heap as it would without the probe.
 import { subscribe } from 'node:diagnostics_channel';
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { isMainThread, Worker } from 'node:worker_threads';
 
 const file = process.env.SOAK_PROBE_FILE;
-if (file) {
+if (file && isMainThread) {
 	setFlagsFromString('--expose-gc');
 	const collectGarbage = runInNewContext('gc');
+	// Names the system call behind a stall the main thread spent blocked (see the file).
+	new Worker(new URL('./soak-syscall-watch.mjs', import.meta.url), {
+		workerData: { file, pid: process.pid },
+	}).unref();
 	const histogram = monitorEventLoopDelay({ resolution: 10 });
 	histogram.enable();
 	const twoDecimals = (value) => Math.round(value * 100) / 100;
@@ -49,20 +55,14 @@ if (file) {
 		const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
 		return { ioWait: ticks[5], steal: ticks[8] };
 	};
-	const databaseWrittenAt = () =>
-		process.env.DATABASE_PATH
-			? statSync(process.env.DATABASE_PATH, { throwIfNoEntry: false })?.mtimeMs
-			: undefined;
 	let lastThread = mainThread();
 	let lastMachine = machine();
-	let lastDatabaseWrite = databaseWrittenAt();
 	const record = (fields) =>
 		appendFileSync(file, `${JSON.stringify({ at: Date.now(), ...fields })}\n`);
 	setInterval(() => {
 		const memory = process.memoryUsage();
 		const thread = mainThread();
 		const now = machine();
-		const databaseWrite = databaseWrittenAt();
 		record({
 			p50: ms(histogram.percentile(50)),
 			p99: ms(histogram.percentile(99)),
@@ -77,11 +77,9 @@ if (file) {
 			waitingForCpuMs: ms(thread.waiting - lastThread.waiting),
 			stealMs: (now.steal - lastMachine.steal) * 10,
 			ioWaitMs: (now.ioWait - lastMachine.ioWait) * 10,
-			databaseWritten: databaseWrite !== lastDatabaseWrite,
 		});
 		lastThread = thread;
 		lastMachine = now;
-		lastDatabaseWrite = databaseWrite;
 		histogram.reset();
 		requestMs = [];
 		gcPauses = [];

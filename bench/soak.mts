@@ -27,8 +27,9 @@ import {
 // after it, so that the pause falls in neither minute). What happens inside the server is measured by
 // bench/soak-probe.mjs. The p99 inside the server is the server's own latency; the client's adds the
 // load generator, which shares the machine's cores and also receives the deliveries. Prints memory and
-// both p99s minute by minute too, and each second the event loop stopped for over 100 ms with what
-// else that second held (GC, CPU, steal, disk wait, a checkpoint). SOAK_KEEP=1 keeps the database, the probe's records and the client's
+// both p99s minute by minute too, each second the event loop stopped for over 100 ms with what else
+// that second held (GC, CPU, steal, disk wait), and each system call the server's main thread was
+// blocked in for 100 ms or more. SOAK_KEEP=1 keeps the database, the probe's records and the client's
 // latencies. A benchmark, not a test: it reports.
 const minutes = Number(process.env.SOAK_MINUTES ?? 10);
 const rate = Number(process.env.SOAK_RATE ?? 150);
@@ -194,9 +195,10 @@ interface ProbeRecord {
 	waitingForCpuMs?: number;
 	stealMs?: number;
 	ioWaitMs?: number;
-	databaseWritten?: boolean;
 	max?: number;
 	liveHeapMb?: number;
+	blockedIn?: string;
+	blockedMs?: number;
 }
 const readProbe = () =>
 	readFileSync(probeFile, 'utf8')
@@ -209,7 +211,7 @@ const probe = await eventually(() => {
 	return records.filter((record) => record.liveHeapMb !== undefined).length === 2 && records;
 }, 'the live heap after the measurement');
 const perSecond = probe.filter((record) => record.p99 !== undefined) as Array<
-	Required<Omit<ProbeRecord, 'liveHeapMb'>>
+	Required<Omit<ProbeRecord, 'liveHeapMb' | 'blockedIn' | 'blockedMs'>>
 >;
 const [liveHeapBefore, liveHeapAfter] = probe
 	.filter((record) => record.liveHeapMb !== undefined)
@@ -298,16 +300,25 @@ console.log(
 );
 // Seconds in which the server's event loop stopped for over 100 ms, with what else that second
 // held: the garbage collector's pauses, the main thread's time on a CPU and waiting for one (a stall
-// with neither was a blocking system call), the machine's steal and disk wait, and whether the
-// database file was written (a WAL checkpoint) — what a latency outlier of a minute comes from.
+// with neither was a blocking system call), the machine's steal and disk wait — what a latency
+// outlier of a minute comes from; then each system call the main thread sat blocked in that long.
 const stalls = perSecond
 	.filter((e) => e.max > 100)
 	.map(
 		(e) =>
-			`${((e.at - started) / 60_000).toFixed(2)} min: ${e.max.toFixed(0)} ms (GC ${e.gcMs.toFixed(0)} ms, longest pause ${e.longestGcMs.toFixed(0)} ms; main thread on a CPU ${e.onCpuMs.toFixed(0)} ms, waiting for one ${e.waitingForCpuMs.toFixed(0)} ms; machine steal ${e.stealMs} ms, disk wait ${e.ioWaitMs} ms${e.databaseWritten ? '; checkpoint' : ''})`,
+			`${((e.at - started) / 60_000).toFixed(2)} min: ${e.max.toFixed(0)} ms (GC ${e.gcMs.toFixed(0)} ms, longest pause ${e.longestGcMs.toFixed(0)} ms; main thread on a CPU ${e.onCpuMs.toFixed(0)} ms, waiting for one ${e.waitingForCpuMs.toFixed(0)} ms; machine steal ${e.stealMs} ms, disk wait ${e.ioWaitMs} ms)`,
 	);
 console.log(
 	`Event-loop stalls over 100 ms (minutes from the start): ${stalls.length ? stalls.join('; ') : 'none'}\n`,
+);
+const blocked = probe
+	.filter((record) => record.blockedIn !== undefined)
+	.map(
+		(record) =>
+			`${((record.at - started) / 60_000).toFixed(2)} min: ${record.blockedIn} ${record.blockedMs} ms`,
+	);
+console.log(
+	`System calls the main thread was blocked in for 100 ms or more: ${blocked.length ? blocked.join('; ') : 'none'}\n`,
 );
 if (process.env.SOAK_KEEP) console.log(`Kept: ${dir}\n`);
 console.log('| metric | first minute | last minute | change | within 10 % |');
