@@ -1,19 +1,19 @@
-// Loaded into the API server by the soak benchmark (`node --import`; worker threads load it too, and
-// it does nothing there). Appends to SOAK_PROBE_FILE, once
-// a second: the event-loop delay of that second (p50, p99, max, in ms); how long each request that
-// finished in that second took inside the server (from its arrival to the last byte of its answer
-// handed to the socket, in ms); the time V8's garbage collector held the thread in that second (its
-// total and its longest pause, in ms); where the main thread's time went (on a CPU, or ready to run
-// and waiting for one; the rest it slept — idle, or blocked in a system call such as an fsync); the
-// machine's time stolen by the hypervisor and spent waiting for the disk (summed over its CPUs, in
-// ms); and memory in MB: the V8 heap in use and committed, and memory outside it held by JavaScript
-// objects. Its worker (soak-syscall-watch.mjs) adds a record for each system call the main thread
-// sat blocked in for 100 ms or more. On SIGUSR2 it forces a full garbage collection and records
-// the heap still live after it — what grows when something leaks, where the heap in use also swings
-// with garbage not yet collected. Only when asked (the benchmark asks just before its measurement and
-// just after it), so that V8 otherwise sizes its heap as it would without the probe.
+// Loaded into the API server by the soak benchmark (`node --import`; worker threads load it too,
+// and it does nothing there). Appends to SOAK_PROBE_FILE, once a second: the event-loop delay of
+// that second (p50, p99, max, in ms); how long each request that finished in that second took inside
+// the server (from its arrival to the last byte of its answer handed to the socket, in ms); the time
+// V8's garbage collector held the thread in that second (its total and its longest pause, in ms);
+// where the main thread's time went (on a CPU, or ready to run and waiting for one; the rest it
+// slept — idle, or blocked in a system call such as an fsync); the machine's time stolen by the
+// hypervisor and spent waiting for the disk (summed over its CPUs, in ms); the size of the
+// database's WAL (MB); and memory in MB: the V8 heap in use and committed, and memory outside it held
+// by JavaScript objects. Its worker (soak-syscall-watch.mjs) adds a record for each system call the
+// main thread sat blocked in for 100 ms or more. On SIGUSR2 it forces a full garbage collection and
+// records the heap still live after it — what grows when something leaks, where the heap in use also
+// swings with garbage not yet collected. Only when asked (the benchmark asks just before its
+// measurement and just after it), so that V8 otherwise sizes its heap as it would without the probe.
 import { subscribe } from 'node:diagnostics_channel';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -55,6 +55,8 @@ if (file && isMainThread) {
 		const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
 		return { ioWait: ticks[5], steal: ticks[8] };
 	};
+	const walPath = `${process.env.DATABASE_PATH}-wal`;
+	const walSize = () => statSync(walPath, { throwIfNoEntry: false })?.size ?? 0;
 	let lastThread = mainThread();
 	let lastMachine = machine();
 	const record = (fields) =>
@@ -77,6 +79,7 @@ if (file && isMainThread) {
 			waitingForCpuMs: ms(thread.waiting - lastThread.waiting),
 			stealMs: (now.steal - lastMachine.steal) * 10,
 			ioWaitMs: (now.ioWait - lastMachine.ioWait) * 10,
+			walMb: mb(walSize()),
 		});
 		lastThread = thread;
 		lastMachine = now;

@@ -195,6 +195,7 @@ interface ProbeRecord {
 	waitingForCpuMs?: number;
 	stealMs?: number;
 	ioWaitMs?: number;
+	walMb?: number;
 	max?: number;
 	liveHeapMb?: number;
 	blockedIn?: string;
@@ -310,6 +311,13 @@ const stalls = perSecond
 	);
 console.log(
 	`Event-loop stalls over 100 ms (minutes from the start): ${stalls.length ? stalls.join('; ') : 'none'}\n`,
+);
+// The WAL file never shrinks: SQLite writes it again from its start once a checkpoint has copied all
+// of it. One that keeps growing means checkpoints that never catch up.
+const largestWal = (window: Window) =>
+	Math.max(...perSecond.filter((e) => window(e.at)).map((e) => e.walMb));
+console.log(
+	`Largest WAL in MB: ${largestWal((at) => at < measuredFrom)} in the warm-up, ${largestWal(firstMinute)} in the first minute measured, ${largestWal(lastMinute)} in the last\n`,
 );
 const blocked = probe
 	.filter((record) => record.blockedIn !== undefined)

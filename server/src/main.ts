@@ -1,4 +1,5 @@
 import { configurationHelp, loadConfig } from './config.ts';
+import { systemClock } from './core/clock.ts';
 import { consoleLogger, startServer } from './server.ts';
 
 const args = process.argv.slice(2);
@@ -16,9 +17,12 @@ if (args.length > 0) {
 
 try {
 	const config = loadConfig(process.env);
-	const server = await startServer(config).catch((error: NodeJS.ErrnoException) => {
-		throw listenError(error, config.host, config.port) ?? error;
-	});
+	const checkpointWorker = new URL('./db/checkpoint-worker.ts', import.meta.url);
+	const server = await startServer(config, consoleLogger, systemClock, checkpointWorker).catch(
+		(error: NodeJS.ErrnoException) => {
+			throw listenError(error, config.host, config.port) ?? error;
+		},
+	);
 	consoleLogger.info(`listening on ${server.url}`);
 	const shutdown = (signal: string): void => {
 		consoleLogger.info(`${signal} received, shutting down`);

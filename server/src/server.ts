@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { API_PREFIX, createApp } from './app.ts';
 import type { Config } from './config.ts';
+import { checkpointOffThread } from './db/checkpoints.ts';
 import { openDatabase, type Database } from './db/connection.ts';
 import { systemClock, type Clock } from './core/clock.ts';
 import type { Logger } from './core/logger.ts';
@@ -37,13 +38,21 @@ export const consoleLogger: Logger = {
 		console.error(message, error instanceof Error ? error.stack : (error ?? '')),
 };
 
-/** The composition root: the database, services, webhook dispatcher and HTTP server, wired together. */
+/**
+ * The composition root: the database, services, webhook dispatcher and HTTP server, wired together.
+ * `checkpointWorker` is ./db/checkpoint-worker.ts as a URL (the caller's module system knows where
+ * it is): given, SQLite's WAL checkpoints and their fsyncs run on that worker thread instead of
+ * inside requests (./db/checkpoints.ts).
+ */
 export async function startServer(
 	config: Config,
 	logger: Logger = consoleLogger,
 	clock: Clock = systemClock,
+	checkpointWorker?: URL,
 ): Promise<RunningServer> {
 	const db = openDatabase(config.databasePath);
+	const checkpoints =
+		checkpointWorker && !db.memory ? checkpointOffThread(db, checkpointWorker, logger) : undefined;
 	const repos = createRepositories(db);
 	const services = createServices(
 		db,
@@ -80,6 +89,7 @@ export async function startServer(
 	} catch (error) {
 		clearInterval(purge);
 		await dispatcher.stop();
+		await checkpoints?.stop();
 		db.close();
 		throw error;
 	}
@@ -94,6 +104,7 @@ export async function startServer(
 			clearInterval(purge);
 			await http.shutdown(SHUTDOWN_GRACE_MS);
 			await dispatcher.stop();
+			await checkpoints?.stop();
 			db.close();
 		})();
 		return closing;

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../../server/src/config.ts';
 import { startServer, type RunningServer } from '../../server/src/server.ts';
 import type { Clock } from '../../server/src/core/clock.ts';
@@ -13,6 +14,11 @@ export interface TestServer extends RunningServer {
 	logs: string[];
 	stop(): Promise<void>;
 }
+
+/** The worker main.ts passes, located from here (the tests run as CommonJS, without import.meta). */
+export const checkpointWorker = pathToFileURL(
+	join(__dirname, '..', '..', 'server', 'src', 'db', 'checkpoint-worker.ts'),
+);
 
 /** The real server on a free port with a real SQLite file in a fresh temp folder. */
 export async function startTestServer(
@@ -33,6 +39,7 @@ export async function startTestServer(
 			loadConfig({ DATABASE_PATH: databasePath, PORT: '0', ...env }),
 			logger,
 			options.clock,
+			checkpointWorker,
 		);
 	} catch (error) {
 		rmSync(dir, { recursive: true, force: true });
