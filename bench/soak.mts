@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
 	api,
 	bootstrap,
@@ -26,11 +27,11 @@ import {
 // heap still live after a full GC (what a leak makes grow; forced just before the measurement and just
 // after it, so that the pause falls in neither minute). What happens inside the server is measured by
 // bench/soak-probe.mjs. The p99 inside the server is the server's own latency; the client's adds the
-// load generator, which shares the machine's cores and also receives the deliveries. Prints memory and
-// both p99s minute by minute too, each second the event loop stopped for over 100 ms with what else
+// load generator, which shares the machine's cores and also receives the deliveries. Prints memory,
+// both p99s and the load generator's own event-loop delay minute by minute too, each second the event loop stopped for over 100 ms with what else
 // that second held (GC, CPU, steal, disk wait), and each system call the server's main thread was
-// blocked in for 100 ms or more. SOAK_KEEP=1 keeps the database, the probe's records and the client's
-// latencies. A benchmark, not a test: it reports.
+// blocked in for 100 ms or more, and the WAL's largest size. SOAK_KEEP=1 keeps the database, the
+// probe's records and the client's latencies. A benchmark, not a test: it reports.
 const minutes = Number(process.env.SOAK_MINUTES ?? 10);
 const rate = Number(process.env.SOAK_RATE ?? 150);
 const warmup = {
@@ -44,7 +45,7 @@ const dir = tempDir('soak');
 const probeFile = join(dir, 'event-loop.jsonl');
 const databasePath = join(dir, 'db.sqlite');
 const boot = bootstrap(databasePath);
-const receiver = await startReceiver();
+const receiver = await startReceiver({ recordArrivals: false });
 const server = await startServerProcess({
 	DATABASE_PATH: databasePath,
 	WEBHOOK_ALLOW_INSECURE_URLS: 'true',
@@ -65,13 +66,65 @@ const labs = await api(`${url}/labs`, key, 'GET');
 const versions = await api(`${url}/labs/${labs[0].id}/versions`, key, 'GET');
 const versionId = versions.find((version: { status: string }) => version.status === 'published').id;
 
-type Kind = 'read' | 'session created' | 'member added' | 'member removed';
-const latencies: Array<{ at: number; ms: number; kind: Kind }> = [];
+const KINDS = ['read', 'session created', 'member added', 'member removed'] as const;
+type Kind = (typeof KINDS)[number];
+/**
+ * Every request's latency as the client sees it, in typed arrays: their memory is outside V8's heap.
+ * 400,000 objects in an array made the load generator's own garbage collections, and with them the
+ * latency it measures, grow through the run (the client's p99 climbed from 4 to 10 ms while the
+ * server's held at 2).
+ */
+class LatencyLog {
+	length = 0;
+	private at = new Float64Array(1 << 16);
+	private ms = new Float32Array(1 << 16);
+	private kind = new Uint8Array(1 << 16);
+	push(at: number, ms: number, kind: Kind): void {
+		if (this.length === this.at.length) {
+			this.at = doubled(this.at);
+			this.ms = doubled(this.ms);
+			this.kind = doubled(this.kind);
+		}
+		this.at[this.length] = at;
+		this.ms[this.length] = ms;
+		this.kind[this.length] = KINDS.indexOf(kind);
+		this.length++;
+	}
+	/** The latencies (ms) of the requests answered in `window`. */
+	within(window: (at: number) => boolean): number[] {
+		const found: number[] = [];
+		for (let i = 0; i < this.length; i++) if (window(this.at[i])) found.push(this.ms[i]);
+		return found;
+	}
+	toJSON() {
+		return Array.from({ length: this.length }, (_, i) => ({
+			at: this.at[i],
+			ms: this.ms[i],
+			kind: KINDS[this.kind[i]],
+		}));
+	}
+}
+function doubled<T extends Float64Array | Float32Array | Uint8Array>(from: T): T {
+	const to = new (from.constructor as new (length: number) => T)(from.length * 2);
+	to.set(from);
+	return to;
+}
+const latencies = new LatencyLog();
+
+// The load generator's own event-loop delay (p99 of each second): what its share of the client's
+// latency comes from.
+const clientLoop = monitorEventLoopDelay({ resolution: 10 });
+clientLoop.enable();
+const clientLoopP99: Array<{ at: number; p99: number }> = [];
+const clientLoopSampler = setInterval(() => {
+	clientLoopP99.push({ at: Date.now(), p99: clientLoop.percentile(99) / 1e6 });
+	clientLoop.reset();
+}, 1000);
 /** One request, its latency recorded as the client sees it (sent to answer read). */
 async function timed(kind: Kind, url: string, method: string, body?: unknown) {
 	const sent = performance.now();
 	const answer = await api(url, key, method, body);
-	latencies.push({ at: Date.now(), ms: performance.now() - sent, kind });
+	latencies.push(Date.now(), performance.now() - sent, kind);
 	return answer;
 }
 
@@ -179,6 +232,7 @@ await new Promise<void>((resolve) => {
 });
 clearInterval(sampler);
 clearInterval(progress);
+clearInterval(clientLoopSampler);
 while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
 process.kill(pid, 'SIGUSR2');
 
@@ -227,11 +281,7 @@ const minuteFrom =
 const firstMinute = minuteFrom(measuredFrom);
 const lastMinute = minuteFrom(ended - 60_000);
 
-const clientP99 = (window: Window) =>
-	percentile(
-		latencies.filter((l) => window(l.at)).map((l) => l.ms),
-		99,
-	);
+const clientP99 = (window: Window) => percentile(latencies.within(window), 99);
 const serverP99 = (window: Window) =>
 	percentile(
 		perSecond.filter((e) => window(e.at)).flatMap((e) => e.requestMs),
@@ -266,10 +316,12 @@ const metrics: Array<{ name: string; first: number; last: number }> = [
 const trend: string[] = [];
 const clientP99s: string[] = [];
 const serverP99s: string[] = [];
+const clientLoopP99s: string[] = [];
 // Whole minutes back from the end of the warm-up, then forward to the end.
 const firstFrom = measuredFrom - Math.floor((measuredFrom - started) / 60_000) * 60_000;
 for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
-	if (from === measuredFrom) for (const line of [trend, clientP99s, serverP99s]) line.push('|');
+	if (from === measuredFrom)
+		for (const line of [trend, clientP99s, serverP99s, clientLoopP99s]) line.push('|');
 	const inMinute = minuteFrom(from);
 	const ofSamples = (pick: (s: Sample) => number) =>
 		mean(samples.filter((s) => inMinute(s.at)).map(pick)).toFixed(0);
@@ -280,6 +332,9 @@ for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
 	);
 	clientP99s.push(clientP99(inMinute).toFixed(1));
 	serverP99s.push(serverP99(inMinute).toFixed(1));
+	clientLoopP99s.push(
+		mean(clientLoopP99.filter((e) => inMinute(e.at)).map((e) => e.p99)).toFixed(1),
+	);
 }
 
 await server.stop();
@@ -288,7 +343,7 @@ if (process.env.SOAK_KEEP) writeFileSync(join(dir, 'latencies.json'), JSON.strin
 else rmSync(dir, { recursive: true, force: true });
 
 console.log(
-	`\nSoak: ${minutes} min at ${rate} steps/s (${(rate * requestsPerStep).toFixed(0)} requests/s) after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests, ${errors} errors, ${receiver.arrivals.length} webhook deliveries received)\n`,
+	`\nSoak: ${minutes} min at ${rate} steps/s (${(rate * requestsPerStep).toFixed(0)} requests/s) after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests, ${errors} errors, ${receiver.received()} webhook deliveries received)\n`,
 );
 console.log(
 	`Memory in MB, minute by minute (| where the warm-up ends), as RSS/its anonymous part/V8 heap committed/V8 heap in use/external to V8: ${trend.join(' ')}\n`,
@@ -298,6 +353,9 @@ console.log(
 );
 console.log(
 	`Request latency p99 in ms inside the server, minute by minute: ${serverP99s.join(' ')}\n`,
+);
+console.log(
+	`The load generator's event-loop delay p99 in ms (mean of each second), minute by minute: ${clientLoopP99s.join(' ')}\n`,
 );
 // Seconds in which the server's event loop stopped for over 100 ms, with what else that second
 // held: the garbage collector's pauses, the main thread's time on a CPU and waiting for one (a stall

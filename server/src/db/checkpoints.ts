@@ -42,6 +42,8 @@ export function checkpointOffThread(
 	return {
 		async stop() {
 			stopping = true;
+			// Unreferenced, the worker would not keep the process alive long enough to close.
+			worker.ref();
 			worker.postMessage('stop');
 			await exited;
 		},
