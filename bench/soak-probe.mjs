@@ -1,6 +1,6 @@
 // Loaded into the API server by the soak benchmark (`node --import`; worker threads load it too,
 // and it does nothing there). Appends to SOAK_PROBE_FILE, once a second: the event-loop delay of
-// that second (p50, p99, max, in ms); how long each request that finished in that second took inside
+// that second (p50, p99, max, in ms: how late its 10 ms sampling timer ran); how long each request that finished in that second took inside
 // the server (from its arrival to the last byte of its answer handed to the socket, in ms); the time
 // V8's garbage collector held the thread in that second (its total and its longest pause, in ms);
 // where the main thread's time went (on a CPU, or ready to run and waiting for one; the rest it
@@ -14,10 +14,11 @@
 // measurement and just after it), so that V8 otherwise sizes its heap as it would without the probe.
 import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync, readFileSync, statSync } from 'node:fs';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { isMainThread, Worker } from 'node:worker_threads';
+import { delayMs, eventLoopHistogram } from './event-loop-delay.mts';
 
 const file = process.env.SOAK_PROBE_FILE;
 if (file && isMainThread) {
@@ -27,8 +28,7 @@ if (file && isMainThread) {
 	new Worker(new URL('./soak-syscall-watch.mjs', import.meta.url), {
 		workerData: { file, pid: process.pid },
 	}).unref();
-	const histogram = monitorEventLoopDelay({ resolution: 10 });
-	histogram.enable();
+	const histogram = eventLoopHistogram();
 	const twoDecimals = (value) => Math.round(value * 100) / 100;
 	const ms = (ns) => twoDecimals(ns / 1e6);
 	const mb = (bytes) => twoDecimals(bytes / 1e6);
@@ -66,9 +66,9 @@ if (file && isMainThread) {
 		const thread = mainThread();
 		const now = machine();
 		record({
-			p50: ms(histogram.percentile(50)),
-			p99: ms(histogram.percentile(99)),
-			max: ms(histogram.max),
+			p50: delayMs(histogram.percentile(50)),
+			p99: delayMs(histogram.percentile(99)),
+			max: delayMs(histogram.max),
 			heapMb: mb(memory.heapUsed),
 			heapTotalMb: mb(memory.heapTotal),
 			externalMb: mb(memory.external),
