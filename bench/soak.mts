@@ -1,10 +1,11 @@
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { delayMs, eventLoopHistogram } from './event-loop-delay.mts';
 import {
 	api,
 	bootstrap,
 	eventually,
+	keepAliveApi,
 	percentile,
 	ROOT,
 	startReceiver,
@@ -113,17 +114,17 @@ const latencies = new LatencyLog();
 
 // The load generator's own event-loop delay (p99 of each second): what its share of the client's
 // latency comes from.
-const clientLoop = monitorEventLoopDelay({ resolution: 10 });
-clientLoop.enable();
+const clientLoop = eventLoopHistogram();
 const clientLoopP99: Array<{ at: number; p99: number }> = [];
 const clientLoopSampler = setInterval(() => {
-	clientLoopP99.push({ at: Date.now(), p99: clientLoop.percentile(99) / 1e6 });
+	clientLoopP99.push({ at: Date.now(), p99: delayMs(clientLoop.percentile(99)) });
 	clientLoop.reset();
 }, 1000);
+const client = keepAliveApi(key);
 /** One request, its latency recorded as the client sees it (sent to answer read). */
 async function timed(kind: Kind, url: string, method: string, body?: unknown) {
 	const sent = performance.now();
-	const answer = await api(url, key, method, body);
+	const answer = await client.call(url, method, body);
 	latencies.push(Date.now(), performance.now() - sent, kind);
 	return answer;
 }
@@ -337,6 +338,7 @@ for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
 	);
 }
 
+client.close();
 await server.stop();
 receiver.server.close();
 if (process.env.SOAK_KEEP) writeFileSync(join(dir, 'latencies.json'), JSON.stringify(latencies));
