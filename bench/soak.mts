@@ -26,13 +26,16 @@ import {
 // Compares the last minute with the first: memory (RSS), open file descriptors, request p99 inside
 // the server and as the client sees it, the server's event-loop delay (p99 of each second), and the V8
 // heap still live after a full GC (what a leak makes grow; forced just before the measurement and just
-// after it, so that the pause falls in neither minute). What happens inside the server is measured by
-// bench/soak-probe.mjs. The p99 inside the server is the server's own latency; the client's adds the
-// load generator, which shares the machine's cores and also receives the deliveries. Prints memory,
-// both p99s and the load generator's own event-loop delay minute by minute too, each second the event loop stopped for over 100 ms with what else
-// that second held (GC, CPU, steal, disk wait), and each system call the server's main thread was
-// blocked in for 100 ms or more, and the WAL's largest size. SOAK_KEEP=1 keeps the database, the
-// probe's records and the client's latencies. A benchmark, not a test: it reports.
+// after it, so that the pause falls in neither minute). Beside each comparison: the lowest and highest
+// of the measured minutes, and the rise of the least-squares line through them — a leak or a slowing
+// server climbs, where a first or last minute that the machine made slow or fast moves it little.
+// What happens inside the server is measured by bench/soak-probe.mjs. The p99 inside the server is
+// the server's own latency; the client's adds the load generator, which shares the machine's cores
+// and also receives the deliveries. Prints memory, both p99s and the load generator's own event-loop
+// delay minute by minute too, each second the event loop stopped for over 100 ms with what else that
+// second held (GC, CPU, steal, disk wait), each system call the server's main thread was blocked in
+// for 100 ms or more, and the WAL's largest size. SOAK_KEEP=1 keeps the database, the probe's records
+// and the client's latencies. A benchmark, not a test: it reports.
 const minutes = Number(process.env.SOAK_MINUTES ?? 10);
 const rate = Number(process.env.SOAK_RATE ?? 150);
 const warmup = {
@@ -288,7 +291,27 @@ const serverP99 = (window: Window) =>
 		perSecond.filter((e) => window(e.at)).flatMap((e) => e.requestMs),
 		99,
 	);
-const metrics: Array<{ name: string; first: number; last: number }> = [
+/** The measured minutes, one window each. */
+const measuredMinutes = Array.from({ length: minutes }, (_, i) =>
+	minuteFrom(measuredFrom + i * 60_000),
+);
+/**
+ * The rise of the least-squares line through one value a minute, from the first minute to the last,
+ * as a share of their mean: what a leak or a slowing server shows, where the first and last minutes
+ * alone also carry how far any one minute moves from the next.
+ */
+function trendOf(values: number[]): number {
+	const middle = (values.length - 1) / 2;
+	const average = mean(values);
+	let covariance = 0;
+	let variance = 0;
+	values.forEach((value, minute) => {
+		covariance += (minute - middle) * (value - average);
+		variance += (minute - middle) ** 2;
+	});
+	return ((covariance / variance) * (values.length - 1)) / average;
+}
+const metrics: Array<{ name: string; first: number; last: number; perMinute?: number[] }> = [
 	...[
 		{
 			name: 'memory (RSS, MB, mean)',
@@ -304,7 +327,12 @@ const metrics: Array<{ name: string; first: number; last: number }> = [
 			name: 'event-loop delay p99 (ms, mean of each second)',
 			of: (window: Window) => mean(perSecond.filter((e) => window(e.at)).map((e) => e.p99)),
 		},
-	].map(({ name, of }) => ({ name, first: of(firstMinute), last: of(lastMinute) })),
+	].map(({ name, of }) => ({
+		name,
+		first: of(firstMinute),
+		last: of(lastMinute),
+		perMinute: measuredMinutes.map(of),
+	})),
 	{
 		name: 'V8 heap live after a full GC (MB; before and after the measurement)',
 		first: liveHeapBefore,
@@ -389,11 +417,18 @@ console.log(
 	`System calls the main thread was blocked in for 100 ms or more: ${blocked.length ? blocked.join('; ') : 'none'}\n`,
 );
 if (process.env.SOAK_KEEP) console.log(`Kept: ${dir}\n`);
-console.log('| metric | first minute | last minute | change | within 10 % |');
-console.log('|---|---|---|---|---|');
-for (const { name, first, last } of metrics) {
+const signed = (share: number) => `${share >= 0 ? '+' : ''}${(share * 100).toFixed(1)} %`;
+console.log(
+	`| metric | first minute | last minute | change | within 10 % | the ${minutes} minutes, lowest–highest | trend over them (least squares) |`,
+);
+console.log('|---|---|---|---|---|---|---|');
+for (const { name, first, last, perMinute } of metrics) {
 	const change = (last - first) / first;
+	const range = perMinute
+		? `${Math.min(...perMinute).toFixed(2)}–${Math.max(...perMinute).toFixed(2)}`
+		: '—';
+	const drift = perMinute ? signed(trendOf(perMinute)) : '—';
 	console.log(
-		`| ${name} | ${first.toFixed(2)} | ${last.toFixed(2)} | ${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)} % | ${Math.abs(change) <= 0.1 ? 'yes' : 'NO'} |`,
+		`| ${name} | ${first.toFixed(2)} | ${last.toFixed(2)} | ${signed(change)} | ${Math.abs(change) <= 0.1 ? 'yes' : 'NO'} | ${range} | ${drift} |`,
 	);
 }
