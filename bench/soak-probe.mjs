@@ -1,13 +1,13 @@
 // Loaded into the API server by the soak benchmark (`node --import`; worker threads load it too,
 // and it does nothing there). Appends to SOAK_PROBE_FILE, once a second: the event-loop delay of
-// that second (p50, p99, max, in ms: how late its 10 ms sampling timer ran); how long each request that finished in that second took inside
-// the server (from its arrival to the last byte of its answer handed to the socket, in ms); the time
-// V8's garbage collector held the thread in that second (its total and its longest pause, in ms);
-// where the main thread's time went (on a CPU, or ready to run and waiting for one; the rest it
-// slept — idle, or blocked in a system call such as an fsync); the machine's time stolen by the
-// hypervisor and spent waiting for the disk (summed over its CPUs, in ms); the size of the
-// database's WAL (MB); and memory in MB: the V8 heap in use and committed, and memory outside it held
-// by JavaScript objects. Its worker (soak-syscall-watch.mjs) adds a record for each system call the
+// that second (p50, p99, max, in ms: how late its 10 ms sampling timer ran); how long each request
+// that finished in that second took inside the server (from its arrival to the last byte of its
+// answer handed to the socket, in ms); the time V8's garbage collector held the thread in that
+// second (its total and its longest pause, in ms); where the main thread's time went (on a CPU, or
+// ready to run and waiting for one; the rest it slept — idle, or blocked in a system call such as an
+// fsync); the machine's time stolen by the hypervisor and spent waiting for the disk (summed over
+// its CPUs, in ms); the size of the database's WAL (MB); and memory in MB: the V8 heap in use and
+// committed, and memory outside it held by JavaScript objects. Its worker (soak-syscall-watch.mjs) adds a record for each system call the
 // main thread sat blocked in for 100 ms or more. On SIGUSR2 it forces a full garbage collection and
 // records the heap still live after it — what grows when something leaks, where the heap in use also
 // swings with garbage not yet collected. Only when asked (the benchmark asks just before its
