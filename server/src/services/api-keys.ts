@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newResourceId } from '../lib/resource-id.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import {
 	generateApiKey,
@@ -58,7 +58,7 @@ export class ApiKeyService extends DomainService {
 			}
 			const key = generateApiKey();
 			const row = {
-				id: randomUUID(),
+				id: newResourceId(),
 				org_id: actor.orgId,
 				user_id: actor.userId,
 				name: input.name,

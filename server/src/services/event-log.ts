@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newResourceId } from '../lib/resource-id.ts';
 import { isoAt, type Clock } from '../core/clock.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { Repositories } from '../repositories/index.ts';
@@ -33,7 +33,7 @@ export class EventLog {
 	record(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
 		const now = this.#clock.now();
 		const event: ActivityEvent = {
-			id: randomUUID(),
+			id: newResourceId(),
 			type,
 			actor: actor.email,
 			occurred_at: isoAt(now),

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newResourceId } from '../lib/resource-id.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import type { LabRow, LabVersionRow } from '../repositories/labs.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
@@ -22,7 +22,7 @@ export class LabService extends DomainService {
 				throw new ApiError('name_taken', `A lab named "${input.name}" already exists.`);
 			}
 			const lab = {
-				id: randomUUID(),
+				id: newResourceId(),
 				name: input.name,
 				tier: input.tier,
 				created_at: this.nowIso(),
@@ -48,7 +48,7 @@ export class LabService extends DomainService {
 		return this.transaction(() => {
 			const lab = this.#findLab(actor.orgId, labId);
 			const row = {
-				id: randomUUID(),
+				id: newResourceId(),
 				lab_id: lab.id,
 				org_id: actor.orgId,
 				version: this.repos.labVersions.latestNumber(lab.id) + 1,

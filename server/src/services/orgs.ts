@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newResourceId } from '../lib/resource-id.ts';
 import { ApiError } from '../core/errors.ts';
 import { slugify } from '../lib/slug.ts';
 import type { ApiKeyCreated } from '../schemas/api-keys.ts';
@@ -44,7 +44,7 @@ export class OrgService extends DomainService {
 			if (this.repos.orgs.findBySlug(slug)) {
 				throw new ApiError('name_taken', `The organisation slug "${slug}" is already taken.`);
 			}
-			const org = { id: randomUUID(), name: input.name, slug };
+			const org = { id: newResourceId(), name: input.name, slug };
 			this.repos.orgs.insert({ ...org, created_at: this.nowIso(), closed_at: null });
 			const admin = this.#members.insertMember(org.id, { ...input.admin, role: 'admin' });
 			const actor: Actor = {
