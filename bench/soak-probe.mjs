@@ -7,11 +7,12 @@
 // ready to run and waiting for one; the rest it slept — idle, or blocked in a system call such as an
 // fsync); the machine's time stolen by the hypervisor and spent waiting for the disk (summed over
 // its CPUs, in ms); the size of the database's WAL (MB); and memory in MB: the V8 heap in use and
-// committed, and memory outside it held by JavaScript objects. Its worker (soak-syscall-watch.mjs) adds a record for each system call the
-// main thread sat blocked in for 100 ms or more. On SIGUSR2 it forces a full garbage collection and
-// records the heap still live after it — what grows when something leaks, where the heap in use also
-// swings with garbage not yet collected. Only when asked (the benchmark asks just before its
-// measurement and just after it), so that V8 otherwise sizes its heap as it would without the probe.
+// committed, and memory outside it held by JavaScript objects. Its worker (soak-syscall-watch.mjs)
+// adds a record for each system call the main thread sat blocked in for 100 ms or more. On SIGUSR2
+// it forces a full garbage collection and records the heap still live after it — what grows when
+// something leaks, where the heap in use also swings with garbage not yet collected. Only when asked
+// (the benchmark asks just before its measurement and just after it), so that V8 otherwise sizes its
+// heap as it would without the probe.
 import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
