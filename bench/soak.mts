@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { delayMs, eventLoopHistogram } from './event-loop-delay.mts';
 import {
@@ -31,8 +31,9 @@ import {
 // server climbs, where a first or last minute that the machine made slow or fast moves it little.
 // What happens inside the server is measured by bench/soak-probe.mjs. The p99 inside the server is
 // the server's own latency; the client's adds the load generator, which shares the machine's cores
-// and also receives the deliveries. Prints memory, both p99s and the load generator's own event-loop
-// delay minute by minute too, each second the event loop stopped for over 100 ms with what else that
+// and also receives the deliveries. Prints memory, both p99s, the load generator's own event-loop
+// delay and how long the server, the load generator and the machine waited for a CPU minute by
+// minute too, each second the event loop stopped for over 100 ms with what else that
 // second held (GC, CPU, steal, disk wait), each system call the server's main thread was blocked in
 // for 100 ms or more, and the WAL's largest size. SOAK_KEEP=1 keeps the database, the probe's records
 // and the client's latencies. A benchmark, not a test: it reports.
@@ -115,12 +116,34 @@ function doubled<T extends Float64Array | Float32Array | Uint8Array>(from: T): T
 }
 const latencies = new LatencyLog();
 
-// The load generator's own event-loop delay (p99 of each second): what its share of the client's
-// latency comes from.
+// Each second: the load generator's own event-loop delay (p99), what its share of the client's
+// latency comes from; how long its main thread waited, ready to run, for a CPU; and how long any task
+// on the machine did (the kernel's CPU pressure, "some"): a machine busy with something else shows
+// there, where a slower server shows in neither.
 const clientLoop = eventLoopHistogram();
-const clientLoopP99: Array<{ at: number; p99: number }> = [];
+/** Nanoseconds the load generator's main thread has waited, ready to run, for a CPU. */
+const clientWaiting = () => Number(readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]);
+/** Microseconds in which at least one task on the machine waited for a CPU (kernels with PSI). */
+const cpuPressure = () => {
+	const some = readFileSync('/proc/pressure/cpu', 'utf8').split('\n')[0];
+	return Number(/total=(\d+)/.exec(some)![1]);
+};
+const hasPressure = existsSync('/proc/pressure/cpu');
+const clientSeconds: Array<{ at: number; loopP99: number; waitingMs: number; pressureMs: number }> =
+	[];
+let lastWaiting = clientWaiting();
+let lastPressure = hasPressure ? cpuPressure() : 0;
 const clientLoopSampler = setInterval(() => {
-	clientLoopP99.push({ at: Date.now(), p99: delayMs(clientLoop.percentile(99)) });
+	const waiting = clientWaiting();
+	const pressure = hasPressure ? cpuPressure() : 0;
+	clientSeconds.push({
+		at: Date.now(),
+		loopP99: delayMs(clientLoop.percentile(99)),
+		waitingMs: (waiting - lastWaiting) / 1e6,
+		pressureMs: hasPressure ? (pressure - lastPressure) / 1e3 : NaN,
+	});
+	lastWaiting = waiting;
+	lastPressure = pressure;
 	clientLoop.reset();
 }, 1000);
 const client = keepAliveApi(key);
@@ -346,11 +369,13 @@ const trend: string[] = [];
 const clientP99s: string[] = [];
 const serverP99s: string[] = [];
 const clientLoopP99s: string[] = [];
+const waitingForCpu: string[] = [];
 // Whole minutes back from the end of the warm-up, then forward to the end.
 const firstFrom = measuredFrom - Math.floor((measuredFrom - started) / 60_000) * 60_000;
 for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
 	if (from === measuredFrom)
-		for (const line of [trend, clientP99s, serverP99s, clientLoopP99s]) line.push('|');
+		for (const line of [trend, clientP99s, serverP99s, clientLoopP99s, waitingForCpu])
+			line.push('|');
 	const inMinute = minuteFrom(from);
 	const ofSamples = (pick: (s: Sample) => number) =>
 		mean(samples.filter((s) => inMinute(s.at)).map(pick)).toFixed(0);
@@ -361,8 +386,13 @@ for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
 	);
 	clientP99s.push(clientP99(inMinute).toFixed(1));
 	serverP99s.push(serverP99(inMinute).toFixed(1));
+	const ofClient = (pick: (e: (typeof clientSeconds)[number]) => number) =>
+		mean(clientSeconds.filter((e) => inMinute(e.at)).map(pick)).toFixed(0);
 	clientLoopP99s.push(
-		mean(clientLoopP99.filter((e) => inMinute(e.at)).map((e) => e.p99)).toFixed(1),
+		mean(clientSeconds.filter((e) => inMinute(e.at)).map((e) => e.loopP99)).toFixed(1),
+	);
+	waitingForCpu.push(
+		`${ofProbe((e) => e.waitingForCpuMs)}/${ofClient((e) => e.waitingMs)}/${ofClient((e) => e.pressureMs)}`,
 	);
 }
 
@@ -386,6 +416,9 @@ console.log(
 );
 console.log(
 	`The load generator's event-loop delay p99 in ms (mean of each second), minute by minute: ${clientLoopP99s.join(' ')}\n`,
+);
+console.log(
+	`Waiting for a CPU in ms a second, minute by minute, as the server's main thread/the load generator's/any task on the machine (CPU pressure; NaN without PSI): ${waitingForCpu.join(' ')}\n`,
 );
 // Seconds in which the server's event loop stopped for over 100 ms, with what else that second
 // held: the garbage collector's pauses, the main thread's time on a CPU and waiting for one (a stall
