@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { delayMs, eventLoopHistogram } from './event-loop-delay.mts';
 import {
@@ -62,6 +64,16 @@ const server = await startServerProcess({
 	SOAK_PROBE_FILE: probeFile,
 });
 const pid = server.child.pid!;
+// The server on one core, the load generator (and the receiver in it) on the other: sharing both, the
+// server's main thread waited for a CPU 47–61 ms of every second, most of it behind the load
+// generator, so that the load generator's own pace moved the server's latency. SOAK_PIN=0 shares them.
+const pinned = process.env.SOAK_PIN !== '0' && availableParallelism() >= 2;
+if (pinned) {
+	const pin = (cpu: number, of: number) =>
+		execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', String(cpu), String(of)]);
+	pin(0, pid);
+	pin(1, process.pid);
+}
 const url = server.url;
 const key = boot.api_key;
 const orgId = boot.org.id;
@@ -150,7 +162,7 @@ const clientLoopSampler = setInterval(() => {
 	clientLoop.reset();
 }, 1000);
 const client = keepAliveApi(key);
-/** One request, its latency recorded as the client sees it (sent to answer read). */
+/** One request, its latency recorded as the client sees it (sent to answer read, not parsed). */
 async function timed(kind: Kind, url: string, method: string, body?: unknown) {
 	const sent = performance.now();
 	const answer = await client.call(url, method, body);
@@ -180,11 +192,13 @@ async function oneStep(): Promise<void> {
 			capacity: 10,
 		});
 	} else {
-		const member = await timed('member added', `${url}/orgs/${orgId}/members`, 'POST', {
-			email: `soak-${n}@bench.test`,
-			name: `Soak ${n}`,
-			role: 'trainer',
-		});
+		const member = JSON.parse(
+			await timed('member added', `${url}/orgs/${orgId}/members`, 'POST', {
+				email: `soak-${n}@bench.test`,
+				name: `Soak ${n}`,
+				role: 'trainer',
+			}),
+		);
 		await timed('member removed', `${url}/orgs/${orgId}/members/${member.user_id}`, 'DELETE');
 	}
 }
@@ -428,7 +442,7 @@ if (process.env.SOAK_KEEP) writeFileSync(join(dir, 'latencies.json'), JSON.strin
 else rmSync(dir, { recursive: true, force: true });
 
 console.log(
-	`\nSoak: ${minutes} min at ${rate} steps/s (${(rate * requestsPerStep).toFixed(0)} requests/s) after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests, ${errors} errors, ${receiver.received()} webhook deliveries received)\n`,
+	`\nSoak: ${minutes} min at ${rate} steps/s${pinned ? ', the server on CPU 0 and the load generator on CPU 1' : ''} (${(rate * requestsPerStep).toFixed(0)} requests/s) after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests, ${errors} errors, ${receiver.received()} webhook deliveries received)\n`,
 );
 console.log(
 	`Memory in MB, minute by minute (| where the warm-up ends), as RSS/its anonymous part/V8 heap committed/V8 heap in use/external to V8: ${byMinute.memory.join(' ')}\n`,
