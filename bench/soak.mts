@@ -34,8 +34,10 @@ import {
 // and how many pairs of them lie over 10 % apart: the machine's noise, against which the verdict is
 // read.
 // What happens inside the server is measured by bench/soak-probe.mjs. The p99 inside the server is
-// the server's own latency; the client's adds the load generator, which shares the machine's cores
-// and also receives the deliveries. Prints minute by minute too: memory, the client's p99, the
+// the server's own latency from a request's arrival; the client's adds the time a request waits for
+// the server's busy event loop, the network and the load generator, which also receives the
+// deliveries. The server runs on one core and the load generator on the other (SOAK_PIN=0: both
+// share both). Prints minute by minute too: memory, the client's p99, the
 // server's p50 and p99 and its main thread's CPU time per request, the load generator's own
 // event-loop delay, and how long the server, the load generator and the machine waited for a CPU;
 // then each second the event loop stopped for over 100 ms with what else that second held (GC, CPU,
@@ -212,6 +214,8 @@ interface Sample {
 }
 const samples: Sample[] = [];
 let errors = 0;
+/** The first errors, each with when it came (minutes from the start), printed at the end. */
+const firstErrors: string[] = [];
 let inFlight = 0;
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -270,7 +274,12 @@ await new Promise<void>((resolve) => {
 		if (inFlight >= 200) return;
 		inFlight++;
 		oneStep()
-			.catch(() => errors++)
+			.catch((error: Error) => {
+				if (++errors <= 10)
+					firstErrors.push(
+						`${((Date.now() - started) / 60_000).toFixed(1)} min: ${error.message} ${(error as NodeJS.ErrnoException).code ?? ''}`,
+					);
+			})
 			.finally(() => inFlight--);
 	}, 1000 / rate);
 });
@@ -444,6 +453,7 @@ else rmSync(dir, { recursive: true, force: true });
 console.log(
 	`\nSoak: ${minutes} min at ${rate} steps/s${pinned ? ', the server on CPU 0 and the load generator on CPU 1' : ''} (${(rate * requestsPerStep).toFixed(0)} requests/s) after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests, ${errors} errors, ${receiver.received()} webhook deliveries received)\n`,
 );
+if (firstErrors.length > 0) console.log(`Errors (the first 10):\n${firstErrors.join('\n')}\n`);
 console.log(
 	`Memory in MB, minute by minute (| where the warm-up ends), as RSS/its anonymous part/V8 heap committed/V8 heap in use/external to V8: ${byMinute.memory.join(' ')}\n`,
 );
