@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { delayMs, eventLoopHistogram } from './event-loop-delay.mts';
 import {
 	api,
@@ -70,12 +71,22 @@ const pid = server.child.pid!;
 // server's main thread waited for a CPU 47–61 ms of every second, most of it behind the load
 // generator, so that the load generator's own pace moved the server's latency. SOAK_PIN=0 shares them.
 const pinned = process.env.SOAK_PIN !== '0' && availableParallelism() >= 2;
+const pin = (cpu: number, of: number) =>
+	execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', String(cpu), String(of)]);
 if (pinned) {
-	const pin = (cpu: number, of: number) =>
-		execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', String(cpu), String(of)]);
 	pin(0, pid);
 	pin(1, process.pid);
 }
+// The machine's speed, each second: how long a fixed piece of work took on the server's core
+// (bench/soak-calibrator.mts).
+const calibration: Array<{ at: number; ms: number }> = [];
+const calibrator = spawn(process.execPath, [join(ROOT, 'bench', 'soak-calibrator.mts')], {
+	stdio: ['ignore', 'pipe', 'inherit'],
+});
+createInterface({ input: calibrator.stdout }).on('line', (line) =>
+	calibration.push(JSON.parse(line)),
+);
+if (pinned) pin(0, calibrator.pid!);
 const url = server.url;
 const key = boot.api_key;
 const orgId = boot.org.id;
@@ -340,6 +351,12 @@ const serverP99 = (window: Window) =>
 		perSecond.filter((e) => window(e.at)).flatMap((e) => e.requestMs),
 		99,
 	);
+/** The calibrator's fixed piece of work in ms (median): larger is a slower machine. */
+const machineMs = (window: Window) =>
+	percentile(
+		calibration.filter((c) => window(c.at)).map((c) => c.ms),
+		50,
+	);
 /** The measured minutes, one window each. */
 const measuredMinutes = Array.from({ length: minutes }, (_, i) =>
 	minuteFrom(measuredFrom + i * 60_000),
@@ -376,7 +393,29 @@ function pairsOver10Percent(values: number[]): string {
 	);
 	return `${over} of ${pairs}`;
 }
-const metrics: Array<{ name: string; first: number; last: number; perMinute?: number[] }> = [
+/** Pearson's correlation of two series, over the places where both have a value. */
+function correlation(allXs: number[], allYs: number[]): number {
+	const both = allXs.flatMap((x, i) =>
+		Number.isFinite(x) && Number.isFinite(allYs[i]) ? [[x, allYs[i]]] : [],
+	);
+	const [xs, ys] = [both.map(([x]) => x), both.map(([, y]) => y)];
+	const [mx, my] = [mean(xs), mean(ys)];
+	let [sxy, sxx, syy] = [0, 0, 0];
+	xs.forEach((x, i) => {
+		sxy += (x - mx) * (ys[i] - my);
+		sxx += (x - mx) ** 2;
+		syy += (ys[i] - my) ** 2;
+	});
+	return sxy / Math.sqrt(sxx * syy);
+}
+const metrics: Array<{
+	name: string;
+	first: number;
+	last: number;
+	perMinute?: number[];
+	/** A time, which a slower machine makes longer: compared at the first minute's speed too. */
+	timed?: boolean;
+}> = [
 	...[
 		{
 			name: 'memory (RSS, MB, mean)',
@@ -386,14 +425,16 @@ const metrics: Array<{ name: string; first: number; last: number; perMinute?: nu
 			name: 'open file descriptors (mean)',
 			of: (window: Window) => mean(samples.filter((s) => window(s.at)).map((s) => s.fds)),
 		},
-		{ name: 'request latency p99 as the client sees it (ms)', of: clientP99 },
-		{ name: 'request latency p99 inside the server (ms)', of: serverP99 },
+		{ name: 'request latency p99 as the client sees it (ms)', of: clientP99, timed: true },
+		{ name: 'request latency p99 inside the server (ms)', of: serverP99, timed: true },
 		{
 			name: 'event-loop delay p99 (ms, mean of each second)',
 			of: (window: Window) => mean(perSecond.filter((e) => window(e.at)).map((e) => e.p99)),
+			timed: true,
 		},
-	].map(({ name, of }) => ({
+	].map(({ name, of, timed }) => ({
 		name,
+		timed,
 		first: of(firstMinute),
 		last: of(lastMinute),
 		perMinute: measuredMinutes.map(of),
@@ -412,6 +453,7 @@ const byMinute = {
 	clientP99: [] as string[],
 	serverLatency: [] as string[],
 	cpuPerRequest: [] as string[],
+	machine: [] as string[],
 	clientLoopP99: [] as string[],
 	waitingForCpu: [] as string[],
 };
@@ -438,6 +480,7 @@ for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
 		`${percentile(requestMs, 50).toFixed(2)}/${percentile(requestMs, 99).toFixed(1)}`,
 	);
 	byMinute.cpuPerRequest.push(((onCpuMs / requestMs.length) * 1000).toFixed(0));
+	byMinute.machine.push((machineMs(inMinute) * 1000).toFixed(0));
 	byMinute.clientLoopP99.push(mean(inClient.map((e) => e.loopP99)).toFixed(1));
 	byMinute.waitingForCpu.push(
 		`${ofServer((e) => e.waitingForCpuMs)}/${ofClient((e) => e.waitingMs)}/${ofClient((e) => e.pressureMs)}`,
@@ -445,6 +488,7 @@ for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
 }
 
 client.close();
+calibrator.kill();
 await server.stop();
 receiver.server.close();
 if (process.env.SOAK_KEEP) writeFileSync(join(dir, 'latencies.json'), JSON.stringify(latencies));
@@ -467,6 +511,10 @@ console.log(
 // the CI machine steal reads 0 whatever the host does; time it takes from a virtual CPU shows here.)
 console.log(
 	`The server's main thread on a CPU per request in µs, minute by minute: ${byMinute.cpuPerRequest.join(' ')}\n`,
+);
+const everyMinute = (line: string[]) => line.filter((value) => value !== '|').map(Number);
+console.log(
+	`The machine's speed: the calibrator's fixed piece of work on the server's core in µs (median), minute by minute: ${byMinute.machine.join(' ')}; its correlation with the server's CPU time per request over the ${everyMinute(byMinute.machine).length} minutes: ${correlation(everyMinute(byMinute.machine), everyMinute(byMinute.cpuPerRequest)).toFixed(2)}\n`,
 );
 console.log(
 	`The load generator's event-loop delay p99 in ms (mean of each second), minute by minute: ${byMinute.clientLoopP99.join(' ')}\n`,
@@ -505,18 +553,26 @@ console.log(
 );
 if (process.env.SOAK_KEEP) console.log(`Kept: ${dir}\n`);
 const signed = (share: number) => `${share >= 0 ? '+' : ''}${(share * 100).toFixed(1)} %`;
+// A time in the last minute at the first minute's machine speed: scaled by how much longer (or
+// shorter) the calibrator's fixed piece of work took in the first minute than in the last.
+const speedUp = machineMs(firstMinute) / machineMs(lastMinute);
 console.log(
-	`| metric | first minute | last minute | change | within 10 % | the ${minutes} minutes, lowest–highest | trend over them (least squares) | pairs of them over 10 % apart |`,
+	`The machine in the last minute against the first: the fixed piece of work took ${signed(1 / speedUp - 1)}\n`,
 );
-console.log('|---|---|---|---|---|---|---|---|');
-for (const { name, first, last, perMinute } of metrics) {
+console.log(
+	`| metric | first minute | last minute | change | within 10 % | change at the first minute's machine speed | within 10 % | the ${minutes} minutes, lowest–highest | trend over them (least squares) | pairs of them over 10 % apart |`,
+);
+console.log('|---|---|---|---|---|---|---|---|---|---|');
+const verdict = (change: number) => (Math.abs(change) <= 0.1 ? 'yes' : 'NO');
+for (const { name, first, last, perMinute, timed } of metrics) {
 	const change = (last - first) / first;
+	const atFirstSpeed = timed ? (last * speedUp - first) / first : undefined;
 	const range = perMinute
 		? `${Math.min(...perMinute).toFixed(2)}–${Math.max(...perMinute).toFixed(2)}`
 		: '—';
 	const drift = perMinute ? signed(trendOf(perMinute)) : '—';
 	const apart = perMinute ? pairsOver10Percent(perMinute) : '—';
 	console.log(
-		`| ${name} | ${first.toFixed(2)} | ${last.toFixed(2)} | ${signed(change)} | ${Math.abs(change) <= 0.1 ? 'yes' : 'NO'} | ${range} | ${drift} | ${apart} |`,
+		`| ${name} | ${first.toFixed(2)} | ${last.toFixed(2)} | ${signed(change)} | ${verdict(change)} | ${atFirstSpeed === undefined ? '—' : signed(atFirstSpeed)} | ${atFirstSpeed === undefined ? '—' : verdict(atFirstSpeed)} | ${range} | ${drift} | ${apart} |`,
 	);
 }
