@@ -37,10 +37,11 @@ import {
 // What happens inside the server is measured by bench/soak-probe.mjs. The p99 inside the server is
 // the server's own latency from a request's arrival; the client's adds the time a request waits for
 // the server's busy event loop, the network and the load generator, which also receives the
-// deliveries. The server runs on one core and the load generator on the other (SOAK_PIN=0: both
-// share both). Prints minute by minute too: memory, the client's p99, the
-// server's p50 and p99 and its main thread's CPU time per request, the load generator's own
-// event-loop delay, and how long the server, the load generator and the machine waited for a CPU;
+// deliveries. The server's main thread runs alone on one core, the rest on the other (SOAK_PIN=0: all
+// share both). Prints minute by minute too: memory, the client's p99, the server's p50 and p99 and
+// its main thread's CPU time per request, the machine's speed (bench/soak-calibrator.mts), the load
+// generator's own event-loop delay, and how long the server, the load generator and the machine
+// waited for a CPU;
 // then each second the event loop stopped for over 100 ms with what else that second held (GC, CPU,
 // steal, disk wait), each system call the server's main thread was blocked in for 100 ms or more, and
 // the WAL's largest size. SOAK_KEEP=1 keeps the database, the probe's records and the client's
@@ -67,14 +68,23 @@ const server = await startServerProcess({
 	SOAK_PROBE_FILE: probeFile,
 });
 const pid = server.child.pid!;
-// The server on one core, the load generator (and the receiver in it) on the other: sharing both, the
-// server's main thread waited for a CPU 47–61 ms of every second, most of it behind the load
-// generator, so that the load generator's own pace moved the server's latency. SOAK_PIN=0 shares them.
+// The server's main thread alone on one core (with the calibrator below); its other threads (the
+// checkpoint worker, V8's helpers) and the load generator (with the receiver) on the other. Sharing
+// both cores, the main thread waited for a CPU 47–61 ms of every second, most of it behind the load
+// generator; with the whole server on one core, 5–17 ms; alone, 2–5. SOAK_PIN=0 shares them.
 const pinned = process.env.SOAK_PIN !== '0' && availableParallelism() >= 2;
-const pin = (cpu: number, of: number) =>
-	execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', String(cpu), String(of)]);
+/** Pins a process's threads (all of them, or only its main thread) to one CPU. */
+const pin = (cpu: number, of: number, threads: 'all' | 'main' = 'all') =>
+	execFileSync('taskset', [
+		...(threads === 'all' ? ['--all-tasks'] : []),
+		'--cpu-list',
+		'--pid',
+		String(cpu),
+		String(of),
+	]);
 if (pinned) {
-	pin(0, pid);
+	pin(1, pid);
+	pin(0, pid, 'main');
 	pin(1, process.pid);
 }
 // The machine's speed, each second: how long a fixed piece of work took on the server's core
@@ -408,14 +418,7 @@ function correlation(allXs: number[], allYs: number[]): number {
 	});
 	return sxy / Math.sqrt(sxx * syy);
 }
-const metrics: Array<{
-	name: string;
-	first: number;
-	last: number;
-	perMinute?: number[];
-	/** A time, which a slower machine makes longer: compared at the first minute's speed too. */
-	timed?: boolean;
-}> = [
+const metrics: Array<{ name: string; first: number; last: number; perMinute?: number[] }> = [
 	...[
 		{
 			name: 'memory (RSS, MB, mean)',
@@ -425,16 +428,14 @@ const metrics: Array<{
 			name: 'open file descriptors (mean)',
 			of: (window: Window) => mean(samples.filter((s) => window(s.at)).map((s) => s.fds)),
 		},
-		{ name: 'request latency p99 as the client sees it (ms)', of: clientP99, timed: true },
-		{ name: 'request latency p99 inside the server (ms)', of: serverP99, timed: true },
+		{ name: 'request latency p99 as the client sees it (ms)', of: clientP99 },
+		{ name: 'request latency p99 inside the server (ms)', of: serverP99 },
 		{
 			name: 'event-loop delay p99 (ms, mean of each second)',
 			of: (window: Window) => mean(perSecond.filter((e) => window(e.at)).map((e) => e.p99)),
-			timed: true,
 		},
-	].map(({ name, of, timed }) => ({
+	].map(({ name, of }) => ({
 		name,
-		timed,
 		first: of(firstMinute),
 		last: of(lastMinute),
 		perMinute: measuredMinutes.map(of),
@@ -495,7 +496,7 @@ if (process.env.SOAK_KEEP) writeFileSync(join(dir, 'latencies.json'), JSON.strin
 else rmSync(dir, { recursive: true, force: true });
 
 console.log(
-	`\nSoak: ${minutes} min at ${rate} steps/s${pinned ? ', the server on CPU 0 and the load generator on CPU 1' : ''} (${(rate * requestsPerStep).toFixed(0)} requests/s) after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests, ${errors} errors, ${receiver.received()} webhook deliveries received)\n`,
+	`\nSoak: ${minutes} min at ${rate} steps/s${pinned ? ", the server's main thread on CPU 0, its other threads and the load generator on CPU 1" : ''} (${(rate * requestsPerStep).toFixed(0)} requests/s) after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests, ${errors} errors, ${receiver.received()} webhook deliveries received)\n`,
 );
 if (firstErrors.length > 0) console.log(`Errors (the first 10):\n${firstErrors.join('\n')}\n`);
 console.log(
@@ -553,26 +554,21 @@ console.log(
 );
 if (process.env.SOAK_KEEP) console.log(`Kept: ${dir}\n`);
 const signed = (share: number) => `${share >= 0 ? '+' : ''}${(share * 100).toFixed(1)} %`;
-// A time in the last minute at the first minute's machine speed: scaled by how much longer (or
-// shorter) the calibrator's fixed piece of work took in the first minute than in the last.
-const speedUp = machineMs(firstMinute) / machineMs(lastMinute);
 console.log(
-	`The machine in the last minute against the first: the fixed piece of work took ${signed(1 / speedUp - 1)}\n`,
+	`The machine in the last minute against the first: the calibrator's fixed piece of work took ${signed(machineMs(lastMinute) / machineMs(firstMinute) - 1)}\n`,
 );
 console.log(
-	`| metric | first minute | last minute | change | within 10 % | change at the first minute's machine speed | within 10 % | the ${minutes} minutes, lowest–highest | trend over them (least squares) | pairs of them over 10 % apart |`,
+	`| metric | first minute | last minute | change | within 10 % | the ${minutes} minutes, lowest–highest | trend over them (least squares) | pairs of them over 10 % apart |`,
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|');
-const verdict = (change: number) => (Math.abs(change) <= 0.1 ? 'yes' : 'NO');
-for (const { name, first, last, perMinute, timed } of metrics) {
+console.log('|---|---|---|---|---|---|---|---|');
+for (const { name, first, last, perMinute } of metrics) {
 	const change = (last - first) / first;
-	const atFirstSpeed = timed ? (last * speedUp - first) / first : undefined;
 	const range = perMinute
 		? `${Math.min(...perMinute).toFixed(2)}–${Math.max(...perMinute).toFixed(2)}`
 		: '—';
 	const drift = perMinute ? signed(trendOf(perMinute)) : '—';
 	const apart = perMinute ? pairsOver10Percent(perMinute) : '—';
 	console.log(
-		`| ${name} | ${first.toFixed(2)} | ${last.toFixed(2)} | ${signed(change)} | ${verdict(change)} | ${atFirstSpeed === undefined ? '—' : signed(atFirstSpeed)} | ${atFirstSpeed === undefined ? '—' : verdict(atFirstSpeed)} | ${range} | ${drift} | ${apart} |`,
+		`| ${name} | ${first.toFixed(2)} | ${last.toFixed(2)} | ${signed(change)} | ${Math.abs(change) <= 0.1 ? 'yes' : 'NO'} | ${range} | ${drift} | ${apart} |`,
 	);
 }
