@@ -508,8 +508,9 @@ console.log(
 console.log(
 	`Request latency in ms inside the server, minute by minute, as p50/p99: ${byMinute.serverLatency.join(' ')}\n`,
 );
-// The same requests every minute: what moves this is the machine's speed, not the server's work. (On
-// the CI machine steal reads 0 whatever the host does; time it takes from a virtual CPU shows here.)
+// The same mix of requests every minute, yet this moved ±30 % from one minute to the next in every
+// run, and the calibrator's line below only partly with it (docs/performance.md). (On the CI machine
+// steal reads 0 whatever the host does; time it takes from a virtual CPU shows here.)
 console.log(
 	`The server's main thread on a CPU per request in µs, minute by minute: ${byMinute.cpuPerRequest.join(' ')}\n`,
 );
