@@ -5,6 +5,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { delayMs, eventLoopHistogram } from './event-loop-delay.mts';
 import {
+	copyDatabase,
+	FRESH_WARMUP_MS,
+	startFreshServer,
+	type FreshServer,
+} from './soak-fresh-server.mts';
+import {
 	api,
 	bootstrap,
 	eventually,
@@ -34,10 +40,15 @@ import {
 // server climbs, where a first or last minute that the machine made slow or fast moves it little —
 // and how many pairs of them lie over 10 % apart: the machine's noise, against which the verdict is
 // read.
+// The latencies again over a control's (bench/soak-fresh-server.mts): beside the soaked server, on
+// its core and under the same load half a step later, a fresh server started every minute from the
+// database the soaked one started from. The machine's speed moves both alike (their CPU time per
+// request follows it within a few per cent), so the soaked server's p99 over the fresh one's, first
+// minute against last, reads what the long run changed in the server and not what the machine did.
 // What happens inside the server is measured by bench/soak-probe.mjs. The p99 inside the server is
 // the server's own latency from a request's arrival; the client's adds the time a request waits for
 // the server's busy event loop, the network and the load generator, which also receives the
-// deliveries. The server's main thread runs alone on one core, the rest on the other (SOAK_PIN=0: all
+// deliveries. The two servers' main threads run on one core, the rest on the other (SOAK_PIN=0: all
 // share both). Prints minute by minute too: memory, the client's p99, the server's p50 and p99 and
 // its main thread's CPU time per request, the machine's speed (bench/soak-calibrator.mts), the load
 // generator's own event-loop delay, and how long the server, the load generator and the machine
@@ -56,22 +67,45 @@ const warmup = {
 const measuredMs = minutes * 60_000;
 
 const dir = tempDir('soak');
+const keep = Boolean(process.env.SOAK_KEEP);
 const probeFile = join(dir, 'event-loop.jsonl');
 const databasePath = join(dir, 'db.sqlite');
-const boot = bootstrap(databasePath);
+// The database every server of the soak starts from: the soaked one and each fresh control.
+const templatePath = join(dir, 'template.sqlite');
+const boot = bootstrap(templatePath);
 const receiver = await startReceiver({ recordArrivals: false });
-const server = await startServerProcess({
-	DATABASE_PATH: databasePath,
+const key = boot.api_key;
+const orgId = boot.org.id;
+const setup = await startServerProcess({
+	DATABASE_PATH: templatePath,
+	WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+});
+await api(`${setup.url}/orgs/${orgId}/webhooks`, key, 'POST', {
+	url: `${receiver.url}/soak`,
+	event_types: ['member.removed', 'session.created'],
+});
+const labs = await api(`${setup.url}/labs`, key, 'GET');
+const versions = await api(`${setup.url}/labs/${labs[0].id}/versions`, key, 'GET');
+const versionId = versions.find((version: { status: string }) => version.status === 'published').id;
+await setup.stop();
+copyDatabase(templatePath, databasePath);
+
+const serverEnv = {
 	WEBHOOK_ALLOW_INSECURE_URLS: 'true',
 	RATE_LIMIT_REQUESTS: '100000000',
 	NODE_OPTIONS: `--import ${join(ROOT, 'bench', 'soak-probe.mjs')}`,
+};
+const server = await startServerProcess({
+	...serverEnv,
+	DATABASE_PATH: databasePath,
 	SOAK_PROBE_FILE: probeFile,
 });
 const pid = server.child.pid!;
-// The server's main thread alone on one core (with the calibrator below); its other threads (the
-// checkpoint worker, V8's helpers) and the load generator (with the receiver) on the other. Sharing
-// both cores, the main thread waited for a CPU 47–61 ms of every second, most of it behind the load
-// generator; with the whole server on one core, 5–17 ms; alone, 2–5. SOAK_PIN=0 shares them.
+// The server's main thread on one core (with the fresh control's and the calibrator below); its other
+// threads (the checkpoint worker, V8's helpers) and the load generator (with the receiver) on the
+// other. Sharing both cores, the main thread waited for a CPU 47–61 ms of every second, most of it
+// behind the load generator; with the whole server on one core, 5–17 ms; alone, 2–5; beside the
+// control's, 110–150. SOAK_PIN=0 shares them.
 const pinned = process.env.SOAK_PIN !== '0' && availableParallelism() >= 2;
 /** Pins a process's threads (all of them, or only its main thread) to one CPU. */
 const pin = (cpu: number, of: number, threads: 'all' | 'main' = 'all') =>
@@ -82,11 +116,14 @@ const pin = (cpu: number, of: number, threads: 'all' | 'main' = 'all') =>
 		String(cpu),
 		String(of),
 	]);
-if (pinned) {
-	pin(1, pid);
-	pin(0, pid, 'main');
-	pin(1, process.pid);
-}
+/** A server's main thread on CPU 0, its other threads on CPU 1 (when pinned). */
+const placeServer = (serverPid: number) => {
+	if (!pinned) return;
+	pin(1, serverPid);
+	pin(0, serverPid, 'main');
+};
+placeServer(pid);
+if (pinned) pin(1, process.pid);
 // The machine's speed, each second: how long a fixed piece of work took on the server's core
 // (bench/soak-calibrator.mts).
 const calibration: Array<{ at: number; ms: number }> = [];
@@ -98,16 +135,6 @@ createInterface({ input: calibrator.stdout }).on('line', (line) =>
 );
 if (pinned) pin(0, calibrator.pid!);
 const url = server.url;
-const key = boot.api_key;
-const orgId = boot.org.id;
-
-await api(`${url}/orgs/${orgId}/webhooks`, key, 'POST', {
-	url: `${receiver.url}/soak`,
-	event_types: ['member.removed', 'session.created'],
-});
-const labs = await api(`${url}/labs`, key, 'GET');
-const versions = await api(`${url}/labs/${labs[0].id}/versions`, key, 'GET');
-const versionId = versions.find((version: { status: string }) => version.status === 'published').id;
 
 const KINDS = ['read', 'session created', 'member added', 'member removed'] as const;
 type Kind = (typeof KINDS)[number];
@@ -153,6 +180,8 @@ function doubled<T extends Float64Array | Float32Array | Uint8Array>(from: T): T
 	return to;
 }
 const latencies = new LatencyLog();
+/** The fresh controls' latencies, as the client sees them. */
+const freshLatencies = new LatencyLog();
 
 // Each second: the load generator's own event-loop delay (p99), what its share of the client's
 // latency comes from; how long its main thread waited, ready to run, for a CPU; and how long any task
@@ -185,20 +214,21 @@ const clientLoopSampler = setInterval(() => {
 	clientLoop.reset();
 }, 1000);
 const client = keepAliveApi(key);
-/** One request, its latency recorded as the client sees it (sent to answer read, not parsed). */
-async function timed(kind: Kind, url: string, method: string, body?: unknown) {
+/** One request, its latency recorded in `log` as the client sees it (sent to answer read, not parsed). */
+async function timed(log: LatencyLog, kind: Kind, url: string, method: string, body?: unknown) {
 	const sent = performance.now();
 	const answer = await client.call(url, method, body);
-	latencies.push(Date.now(), performance.now() - sent, kind);
+	log.push(Date.now(), performance.now() - sent, kind);
 	return answer;
 }
 
 /** Requests a step of the mix makes on average: a member's step (3 in 20) is two. */
 const requestsPerStep = 23 / 20;
-/** One step of the mix, by its share: reads 60 %, session creations 25 %, a member added then removed 15 %. */
-let sequence = 0;
-async function oneStep(): Promise<void> {
-	const n = sequence++;
+/**
+ * The n-th step of the mix at the server at `url`, by its share: reads 60 %, session creations 25 %,
+ * a member added then removed 15 %.
+ */
+async function oneStep(url: string, log: LatencyLog, n: number): Promise<void> {
 	const pick = n % 20;
 	if (pick < 12) {
 		const reads = [
@@ -207,22 +237,22 @@ async function oneStep(): Promise<void> {
 			`${url}/labs`,
 			`${url}/orgs/${orgId}/events?limit=50`,
 		];
-		await timed('read', reads[n % reads.length], 'GET');
+		await timed(log, 'read', reads[n % reads.length], 'GET');
 	} else if (pick < 17) {
-		await timed('session created', `${url}/sessions`, 'POST', {
+		await timed(log, 'session created', `${url}/sessions`, 'POST', {
 			title: `Soak ${n}`,
 			lab_version_id: versionId,
 			capacity: 10,
 		});
 	} else {
 		const member = JSON.parse(
-			await timed('member added', `${url}/orgs/${orgId}/members`, 'POST', {
+			await timed(log, 'member added', `${url}/orgs/${orgId}/members`, 'POST', {
 				email: `soak-${n}@bench.test`,
 				name: `Soak ${n}`,
 				role: 'trainer',
 			}),
 		);
-		await timed('member removed', `${url}/orgs/${orgId}/members/${member.user_id}`, 'DELETE');
+		await timed(log, 'member removed', `${url}/orgs/${orgId}/members/${member.user_id}`, 'DELETE');
 	}
 }
 
@@ -237,7 +267,40 @@ const samples: Sample[] = [];
 let errors = 0;
 /** The first errors, each with when it came (minutes from the start), printed at the end. */
 const firstErrors: string[] = [];
-let inFlight = 0;
+function recordError(error: Error, at: string): void {
+	if (++errors <= 10)
+		firstErrors.push(
+			`${((Date.now() - started) / 60_000).toFixed(1)} min, ${at}: ${error.message} ${(error as NodeJS.ErrnoException).code ?? ''}`,
+		);
+}
+
+// The control (bench/soak-fresh-server.mts): a fresh server beside the soaked one, under the same
+// load, started anew every minute. The next one starts 5 s into a minute, in its part left out of
+// the comparison, and waits idle for its own.
+const freshServers: FreshServer[] = [];
+const startFresh = async () => {
+	const fresh = await startFreshServer({
+		n: freshServers.length,
+		template: templatePath,
+		dir,
+		env: serverEnv,
+		place: placeServer,
+		keep,
+	});
+	freshServers.push(fresh);
+	return fresh;
+};
+let fresh = await startFresh();
+let nextFresh: Promise<FreshServer> | undefined;
+/** Stops a fresh server once its requests are answered. */
+const retiring: Array<Promise<void>> = [];
+const retire = (old: FreshServer) =>
+	retiring.push(
+		(async () => {
+			while (old.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+			await old.stop();
+		})(),
+	);
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 /** Mean RSS over the minute that ends at `at` (NaN before the first sample). */
@@ -245,9 +308,32 @@ const rssOfMinuteTo = (at: number) =>
 	mean(samples.filter((s) => s.at > at - 60_000 && s.at <= at).map((s) => s.rssMb));
 
 const started = Date.now();
-/** When the measurement began: the end of the warm-up. */
+fresh.from = started;
+/** When the measurement began: the end of the warm-up, at the start of a fresh server's minute. */
 let measured: number | undefined;
 let steady = false;
+/** Set once the load has ended: no fresh server starts or takes over after it. */
+let loadEnded = false;
+let preparation: NodeJS.Timeout;
+let rotation: NodeJS.Timeout;
+const prepareNext = () => (preparation = setTimeout(() => (nextFresh = startFresh()), 5_000));
+/** At `minuteStart`, the next fresh server takes the control's load from the current one. */
+function rotateAt(minuteStart: number): void {
+	rotation = setTimeout(async () => {
+		const starting = nextFresh!;
+		nextFresh = undefined;
+		const next = await starting;
+		if (loadEnded) return retire(next);
+		const old = fresh;
+		fresh = next;
+		fresh.from = old.to = minuteStart;
+		retire(old);
+		prepareNext();
+		rotateAt(minuteStart + 60_000);
+	}, minuteStart - Date.now());
+}
+prepareNext();
+rotateAt(started + 60_000);
 
 /** Ends the warm-up once RSS has levelled off (or the warm-up has lasted its maximum). */
 function measureOnceSteady(now: number): void {
@@ -259,7 +345,7 @@ function measureOnceSteady(now: number): void {
 	// again just after it, so that the GC's pause falls in neither minute compared (the measurement
 	// starts 2 s after the signal).
 	process.kill(pid, 'SIGUSR2');
-	measured = now + 2_000;
+	measured = started + Math.ceil((now + 2_000 - started) / 60_000) * 60_000;
 }
 
 const sampler = setInterval(() => {
@@ -284,31 +370,51 @@ const progress = setInterval(() => {
 }, 60_000);
 
 // A steady rate: one step of the mix every 1000/rate ms, whatever the answers take (at most 200 in
-// flight); requests run at requestsPerStep × rate a second.
-await new Promise<void>((resolve) => {
-	const ticker = setInterval(() => {
-		if (measured !== undefined && Date.now() - measured >= measuredMs) {
-			clearInterval(ticker);
-			resolve();
-			return;
-		}
-		if (inFlight >= 200) return;
-		inFlight++;
-		oneStep()
-			.catch((error: Error) => {
-				if (++errors <= 10)
-					firstErrors.push(
-						`${((Date.now() - started) / 60_000).toFixed(1)} min: ${error.message} ${(error as NodeJS.ErrnoException).code ?? ''}`,
-					);
-			})
-			.finally(() => inFlight--);
-	}, 1000 / rate);
-});
+// flight); requests run at requestsPerStep × rate a second. The same to the fresh control, half a
+// step later (two servers sent each step at once had one wait for the other, the same one
+// mostly: its p99 read up to 20 % above its twin's).
+const done = () => measured !== undefined && Date.now() - measured >= measuredMs;
+/** A server the load goes to, and its requests still awaiting an answer. */
+interface Target {
+	url: string;
+	inFlight: number;
+}
+/** The load on the server `target()` names at each step, until the measurement is done. */
+const steadyLoad = (target: () => Target, log: LatencyLog, name: string) =>
+	new Promise<void>((resolve) => {
+		let sequence = 0;
+		const ticker = setInterval(() => {
+			if (done()) {
+				clearInterval(ticker);
+				resolve();
+				return;
+			}
+			const to = target();
+			if (to.inFlight >= 200) return;
+			to.inFlight++;
+			oneStep(to.url, log, sequence++)
+				.catch((error: Error) => recordError(error, name))
+				.finally(() => to.inFlight--);
+		}, 1000 / rate);
+	});
+const soakedTarget: Target = { url, inFlight: 0 };
+const soakedLoad = steadyLoad(() => soakedTarget, latencies, 'soaked server');
+await new Promise((resolve) => setTimeout(resolve, 500 / rate));
+const freshLoad = steadyLoad(() => fresh, freshLatencies, 'fresh server');
+await Promise.all([soakedLoad, freshLoad]);
 clearInterval(sampler);
 clearInterval(progress);
 clearInterval(clientLoopSampler);
-while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+loadEnded = true;
+clearTimeout(preparation!);
+clearTimeout(rotation!);
+fresh.to = Date.now();
+while (soakedTarget.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
 process.kill(pid, 'SIGUSR2');
+retire(fresh);
+const starting = nextFresh;
+nextFresh = undefined;
+if (starting) retire(await starting);
 
 interface ProbeRecord {
 	at: number;
@@ -329,19 +435,24 @@ interface ProbeRecord {
 	blockedIn?: string;
 	blockedMs?: number;
 }
-const readProbe = () =>
-	readFileSync(probeFile, 'utf8')
+type Second = Required<Omit<ProbeRecord, 'liveHeapMb' | 'blockedIn' | 'blockedMs'>>;
+const readProbe = (file: string) =>
+	readFileSync(file, 'utf8')
 		.trim()
 		.split('\n')
 		.map((line) => JSON.parse(line) as ProbeRecord);
+const secondsOf = (records: ProbeRecord[]) =>
+	records.filter((record) => record.p99 !== undefined) as Second[];
 // The live heap measured once before the measurement and once after it.
 const probe = await eventually(() => {
-	const records = readProbe();
+	const records = readProbe(probeFile);
 	return records.filter((record) => record.liveHeapMb !== undefined).length === 2 && records;
 }, 'the live heap after the measurement');
-const perSecond = probe.filter((record) => record.p99 !== undefined) as Array<
-	Required<Omit<ProbeRecord, 'liveHeapMb' | 'blockedIn' | 'blockedMs'>>
->;
+const perSecond = secondsOf(probe);
+/** The fresh servers' seconds, each server's while it had the control's load. */
+const freshPerSecond = freshServers.flatMap((server) =>
+	secondsOf(readProbe(server.probeFile)).filter((e) => e.at >= server.from && e.at < server.to),
+);
 const [liveHeapBefore, liveHeapAfter] = probe
 	.filter((record) => record.liveHeapMb !== undefined)
 	.map((record) => record.liveHeapMb!);
@@ -355,22 +466,45 @@ const minuteFrom =
 const firstMinute = minuteFrom(measuredFrom);
 const lastMinute = minuteFrom(ended - 60_000);
 
-const clientP99 = (window: Window) => percentile(latencies.within(window), 99);
-const serverP99 = (window: Window) =>
+/** A server's records: its probe's seconds and its latencies as the client saw them. */
+interface Side {
+	seconds: Second[];
+	latencies: LatencyLog;
+}
+const soaked: Side = { seconds: perSecond, latencies };
+const control: Side = { seconds: freshPerSecond, latencies: freshLatencies };
+const clientP99 = (window: Window, side = soaked) => percentile(side.latencies.within(window), 99);
+const serverP99 = (window: Window, side = soaked) =>
 	percentile(
-		perSecond.filter((e) => window(e.at)).flatMap((e) => e.requestMs),
+		side.seconds.filter((e) => window(e.at)).flatMap((e) => e.requestMs),
 		99,
 	);
+const eventLoopP99 = (window: Window, side = soaked) =>
+	mean(side.seconds.filter((e) => window(e.at)).map((e) => e.p99));
+/** The main thread's time on a CPU per request, in µs. */
+const cpuPerRequest = (window: Window, side = soaked) => {
+	const inWindow = side.seconds.filter((e) => window(e.at));
+	const requests = inWindow.reduce((sum, e) => sum + e.requestMs.length, 0);
+	return (inWindow.reduce((sum, e) => sum + e.onCpuMs, 0) / requests) * 1000;
+};
+/** The soaked server's figure over the fresh one's in the same window. */
+const againstFresh =
+	(of: (window: Window, side: Side) => number) =>
+	(window: Window): number =>
+		of(window, soaked) / of(window, control);
+/** The part of the minute from `from` in which the two are compared: the fresh one warmed up. */
+const comparedFrom =
+	(from: number): Window =>
+	(at) =>
+		at >= from + FRESH_WARMUP_MS && at < from + 60_000;
 /** The calibrator's fixed piece of work in ms (median): larger is a slower machine. */
 const machineMs = (window: Window) =>
 	percentile(
 		calibration.filter((c) => window(c.at)).map((c) => c.ms),
 		50,
 	);
-/** The measured minutes, one window each. */
-const measuredMinutes = Array.from({ length: minutes }, (_, i) =>
-	minuteFrom(measuredFrom + i * 60_000),
-);
+/** When each measured minute starts. */
+const measuredMinuteStarts = Array.from({ length: minutes }, (_, i) => measuredFrom + i * 60_000);
 /**
  * The rise of the least-squares line through one value a minute, from the first minute to the last,
  * as a share of their mean: what a leak or a slowing server shows, where the first and last minutes
@@ -430,15 +564,24 @@ const metrics: Array<{ name: string; first: number; last: number; perMinute?: nu
 		},
 		{ name: 'request latency p99 as the client sees it (ms)', of: clientP99 },
 		{ name: 'request latency p99 inside the server (ms)', of: serverP99 },
-		{
-			name: 'event-loop delay p99 (ms, mean of each second)',
-			of: (window: Window) => mean(perSecond.filter((e) => window(e.at)).map((e) => e.p99)),
-		},
+		{ name: 'event-loop delay p99 (ms, mean of each second)', of: eventLoopP99 },
 	].map(({ name, of }) => ({
 		name,
 		first: of(firstMinute),
 		last: of(lastMinute),
-		perMinute: measuredMinutes.map(of),
+		perMinute: measuredMinuteStarts.map((from) => of(minuteFrom(from))),
+	})),
+	// The same, over the fresh server's beside it (seconds 15–60 of each minute): the machine's speed
+	// moves both alike; what a long run changed in the server moves only the soaked one's.
+	...[
+		{ name: "p99 as the client sees it, over the fresh server's (ratio)", of: clientP99 },
+		{ name: "p99 inside the server, over the fresh server's (ratio)", of: serverP99 },
+		{ name: "event-loop delay p99, over the fresh server's (ratio)", of: eventLoopP99 },
+	].map(({ name, of }) => ({
+		name,
+		first: againstFresh(of)(comparedFrom(measuredFrom)),
+		last: againstFresh(of)(comparedFrom(ended - 60_000)),
+		perMinute: measuredMinuteStarts.map((from) => againstFresh(of)(comparedFrom(from))),
 	})),
 	{
 		name: 'V8 heap live after a full GC (MB; before and after the measurement)',
@@ -454,6 +597,8 @@ const byMinute = {
 	clientP99: [] as string[],
 	serverLatency: [] as string[],
 	cpuPerRequest: [] as string[],
+	fresh: [] as string[],
+	againstFresh: [] as string[],
 	machine: [] as string[],
 	clientLoopP99: [] as string[],
 	waitingForCpu: [] as string[],
@@ -472,7 +617,7 @@ for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
 	const ofClient = (pick: (e: (typeof clientSeconds)[number]) => number) =>
 		mean(inClient.map(pick)).toFixed(0);
 	const requestMs = inServer.flatMap((e) => e.requestMs);
-	const onCpuMs = inServer.reduce((sum, e) => sum + e.onCpuMs, 0);
+	const compared = comparedFrom(from);
 	byMinute.memory.push(
 		`${ofSamples((s) => s.rssMb)}/${ofSamples((s) => s.anonMb)}/${ofServer((e) => e.heapTotalMb)}/${ofServer((e) => e.heapMb)}/${ofServer((e) => e.externalMb)}`,
 	);
@@ -480,7 +625,15 @@ for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
 	byMinute.serverLatency.push(
 		`${percentile(requestMs, 50).toFixed(2)}/${percentile(requestMs, 99).toFixed(1)}`,
 	);
-	byMinute.cpuPerRequest.push(((onCpuMs / requestMs.length) * 1000).toFixed(0));
+	byMinute.cpuPerRequest.push(cpuPerRequest(inMinute).toFixed(0));
+	byMinute.fresh.push(
+		`${serverP99(compared, control).toFixed(1)}/${cpuPerRequest(compared, control).toFixed(0)}`,
+	);
+	byMinute.againstFresh.push(
+		[serverP99, clientP99, eventLoopP99, cpuPerRequest]
+			.map((of) => againstFresh(of)(compared).toFixed(2))
+			.join('/'),
+	);
 	byMinute.machine.push((machineMs(inMinute) * 1000).toFixed(0));
 	byMinute.clientLoopP99.push(mean(inClient.map((e) => e.loopP99)).toFixed(1));
 	byMinute.waitingForCpu.push(
@@ -490,13 +643,14 @@ for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
 
 client.close();
 calibrator.kill();
+await Promise.all(retiring);
 await server.stop();
 receiver.server.close();
-if (process.env.SOAK_KEEP) writeFileSync(join(dir, 'latencies.json'), JSON.stringify(latencies));
+if (keep) writeFileSync(join(dir, 'latencies.json'), JSON.stringify(latencies));
 else rmSync(dir, { recursive: true, force: true });
 
 console.log(
-	`\nSoak: ${minutes} min at ${rate} steps/s${pinned ? ", the server's main thread on CPU 0, its other threads and the load generator on CPU 1" : ''} (${(rate * requestsPerStep).toFixed(0)} requests/s) after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests, ${errors} errors, ${receiver.received()} webhook deliveries received)\n`,
+	`\nSoak: ${minutes} min at ${rate} steps/s${pinned ? ", the servers' main threads on CPU 0, their other threads and the load generator on CPU 1" : ''} (${(rate * requestsPerStep).toFixed(0)} requests/s) after ${((measuredFrom - started) / 60_000).toFixed(1)} min of warm-up, ${steady ? `ended when RSS had grown less than 2 % in ${warmup.steadyMs / 60_000} min` : 'ended at its maximum: RSS still growing'} (${latencies.length} requests to the soaked server and ${freshLatencies.length} to the ${freshServers.length} fresh ones, ${errors} errors, ${receiver.received()} webhook deliveries received from both)\n`,
 );
 if (firstErrors.length > 0) console.log(`Errors (the first 10):\n${firstErrors.join('\n')}\n`);
 console.log(
@@ -515,6 +669,18 @@ console.log(
 	`The server's main thread on a CPU per request in µs, minute by minute: ${byMinute.cpuPerRequest.join(' ')}\n`,
 );
 const everyMinute = (line: string[]) => line.filter((value) => value !== '|').map(Number);
+const comparedMinutes = Array.from({ length: Math.round((ended - firstFrom) / 60_000) }, (_, i) =>
+	comparedFrom(firstFrom + i * 60_000),
+);
+console.log(
+	`The fresh server beside it (seconds 15–60 of each minute), minute by minute, as p99 inside it in ms/its main thread on a CPU per request in µs: ${byMinute.fresh.join(' ')}; the correlation of its CPU time per request with the soaked server's over the ${comparedMinutes.length} minutes: ${correlation(
+		comparedMinutes.map((window) => cpuPerRequest(window, control)),
+		comparedMinutes.map((window) => cpuPerRequest(window)),
+	).toFixed(2)}\n`,
+);
+console.log(
+	`The soaked server over the fresh one (seconds 15–60 of each minute), minute by minute, as p99 inside the server/p99 as the client sees it/event-loop delay p99/CPU time per request: ${byMinute.againstFresh.join(' ')}\n`,
+);
 console.log(
 	`The machine's speed: the calibrator's fixed piece of work on the server's core in µs (median), minute by minute: ${byMinute.machine.join(' ')}; its correlation with the server's CPU time per request over the ${everyMinute(byMinute.machine).length} minutes: ${correlation(everyMinute(byMinute.machine), everyMinute(byMinute.cpuPerRequest)).toFixed(2)}\n`,
 );
@@ -553,7 +719,7 @@ const blocked = probe
 console.log(
 	`System calls the main thread was blocked in for 100 ms or more: ${blocked.length ? blocked.join('; ') : 'none'}\n`,
 );
-if (process.env.SOAK_KEEP) console.log(`Kept: ${dir}\n`);
+if (keep) console.log(`Kept: ${dir}\n`);
 const signed = (share: number) => `${share >= 0 ? '+' : ''}${(share * 100).toFixed(1)} %`;
 console.log(
 	`The machine in the last minute against the first: the calibrator's fixed piece of work took ${signed(machineMs(lastMinute) / machineMs(firstMinute) - 1)}\n`,
