@@ -18,7 +18,6 @@ export const FRESH_WARMUP_MS = 15_000;
 
 export interface FreshServer {
 	url: string;
-	pid: number;
 	/** Its probe's records (bench/soak-probe.mjs). */
 	probeFile: string;
 	/** When it had the control's load: from the start of its minute to the end. */
@@ -55,11 +54,9 @@ export async function startFreshServer(options: {
 		DATABASE_PATH: databasePath,
 		SOAK_PROBE_FILE: probeFile,
 	});
-	const pid = server.child.pid!;
-	options.place(pid);
+	options.place(server.child.pid!);
 	return {
 		url: server.url,
-		pid,
 		probeFile,
 		from: Infinity,
 		to: Infinity,

@@ -292,15 +292,13 @@ const startFresh = async () => {
 };
 let fresh = await startFresh();
 let nextFresh: Promise<FreshServer> | undefined;
+/** Resolves once every request sent to `server` has its answer. */
+async function answered(server: { inFlight: number }): Promise<void> {
+	while (server.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+}
 /** Stops a fresh server once its requests are answered. */
 const retiring: Array<Promise<void>> = [];
-const retire = (old: FreshServer) =>
-	retiring.push(
-		(async () => {
-			while (old.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-			await old.stop();
-		})(),
-	);
+const retire = (old: FreshServer) => retiring.push(answered(old).then(() => old.stop()));
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 /** Mean RSS over the minute that ends at `at` (NaN before the first sample). */
@@ -409,7 +407,7 @@ loadEnded = true;
 clearTimeout(preparation!);
 clearTimeout(rotation!);
 fresh.to = Date.now();
-while (soakedTarget.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+await answered(soakedTarget);
 process.kill(pid, 'SIGUSR2');
 retire(fresh);
 const starting = nextFresh;
@@ -605,7 +603,11 @@ const byMinute = {
 };
 // Whole minutes back from the end of the warm-up, then forward to the end.
 const firstFrom = measuredFrom - Math.floor((measuredFrom - started) / 60_000) * 60_000;
-for (let from = firstFrom; from + 60_000 <= ended; from += 60_000) {
+const minuteStarts = Array.from(
+	{ length: Math.round((ended - firstFrom) / 60_000) },
+	(_, i) => firstFrom + i * 60_000,
+);
+for (const from of minuteStarts) {
 	if (from === measuredFrom) for (const line of Object.values(byMinute)) line.push('|');
 	const inMinute = minuteFrom(from);
 	const inServer = perSecond.filter((e) => inMinute(e.at));
@@ -668,21 +670,23 @@ console.log(
 console.log(
 	`The server's main thread on a CPU per request in µs, minute by minute: ${byMinute.cpuPerRequest.join(' ')}\n`,
 );
-const everyMinute = (line: string[]) => line.filter((value) => value !== '|').map(Number);
-const comparedMinutes = Array.from({ length: Math.round((ended - firstFrom) / 60_000) }, (_, i) =>
-	comparedFrom(firstFrom + i * 60_000),
-);
+/** The correlation over every minute of the run of two figures of a minute. */
+const correlationByMinute = (x: (from: number) => number, y: (from: number) => number) =>
+	correlation(minuteStarts.map(x), minuteStarts.map(y)).toFixed(2);
 console.log(
-	`The fresh server beside it (seconds 15–60 of each minute), minute by minute, as p99 inside it in ms/its main thread on a CPU per request in µs: ${byMinute.fresh.join(' ')}; the correlation of its CPU time per request with the soaked server's over the ${comparedMinutes.length} minutes: ${correlation(
-		comparedMinutes.map((window) => cpuPerRequest(window, control)),
-		comparedMinutes.map((window) => cpuPerRequest(window)),
-	).toFixed(2)}\n`,
+	`The fresh server beside it (seconds 15–60 of each minute), minute by minute, as p99 inside it in ms/its main thread on a CPU per request in µs: ${byMinute.fresh.join(' ')}; the correlation of its CPU time per request with the soaked server's over the ${minuteStarts.length} minutes: ${correlationByMinute(
+		(from) => cpuPerRequest(comparedFrom(from), control),
+		(from) => cpuPerRequest(comparedFrom(from)),
+	)}\n`,
 );
 console.log(
 	`The soaked server over the fresh one (seconds 15–60 of each minute), minute by minute, as p99 inside the server/p99 as the client sees it/event-loop delay p99/CPU time per request: ${byMinute.againstFresh.join(' ')}\n`,
 );
 console.log(
-	`The machine's speed: the calibrator's fixed piece of work on the server's core in µs (median), minute by minute: ${byMinute.machine.join(' ')}; its correlation with the server's CPU time per request over the ${everyMinute(byMinute.machine).length} minutes: ${correlation(everyMinute(byMinute.machine), everyMinute(byMinute.cpuPerRequest)).toFixed(2)}\n`,
+	`The machine's speed: the calibrator's fixed piece of work on the server's core in µs (median), minute by minute: ${byMinute.machine.join(' ')}; its correlation with the server's CPU time per request over the ${minuteStarts.length} minutes: ${correlationByMinute(
+		(from) => machineMs(minuteFrom(from)),
+		(from) => cpuPerRequest(minuteFrom(from)),
+	)}\n`,
 );
 console.log(
 	`The load generator's event-loop delay p99 in ms (mean of each second), minute by minute: ${byMinute.clientLoopP99.join(' ')}\n`,
