@@ -25,7 +25,15 @@ export interface LineTraits {
 	 * activate request itself (1.x).
 	 */
 	activation: 'background' | 'synchronous';
+	/**
+	 * Whether a readiness gate must also wait for the main process to log `STARTED_LOG_LINE` before
+	 * it lets webhooks in (1.x: see `LINE_TRAITS`).
+	 */
+	webhooksAfterStart: boolean;
 }
+
+/** What the main process of either line logs once it has started. */
+export const STARTED_LOG_LINE = 'Editor is now accessible via';
 
 export const LINE_TRAITS: Record<N8nLine, LineTraits> = {
 	'2.x': {
@@ -40,6 +48,7 @@ export const LINE_TRAITS: Record<N8nLine, LineTraits> = {
 		owner: 'environment',
 		credentials: 'public-api',
 		activation: 'background',
+		webhooksAfterStart: false,
 	},
 	'1.x': {
 		env: {
@@ -51,5 +60,11 @@ export const LINE_TRAITS: Record<N8nLine, LineTraits> = {
 		owner: 'rest',
 		credentials: 'rest',
 		activation: 'synchronous',
+		// 1.x serves webhooks while it starts, then runs every execution it finds not yet begun
+		// (status "new") as one a crash had left (start.ts, runEnqueuedExecutions). An execution a
+		// webhook has just created is one of them: it runs a second time under the same id and its
+		// request is never answered (measured with 1.123.81: 7 of 7 such requests). 2.x claims such an
+		// execution atomically (EnqueuedExecutionRecoveryService). Only the log tells that 1.x is past it.
+		webhooksAfterStart: true,
 	},
 };

@@ -6,6 +6,8 @@ export interface ReadinessGate {
 	url: string;
 	/** Requests answered `503` because n8n was not ready. */
 	readonly turnedAway: number;
+	/** Requests forwarded to n8n. */
+	readonly letIn: number;
 	stop(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function startReadinessGate(
 ): Promise<ReadinessGate> {
 	const upstream = new URL(target);
 	let turnedAway = 0;
+	let letIn = 0;
 	const server = createServer(async (req, res) => {
 		if (!(await isReady().catch(() => false))) {
 			turnedAway++;
@@ -30,6 +33,7 @@ export async function startReadinessGate(
 			res.end(JSON.stringify({ status: 'n8n is not ready' }));
 			return;
 		}
+		letIn++;
 		const forwarded = request(
 			{
 				host: upstream.hostname,
@@ -54,6 +58,9 @@ export async function startReadinessGate(
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 		get turnedAway() {
 			return turnedAway;
+		},
+		get letIn() {
+			return letIn;
 		},
 		async stop() {
 			server.closeAllConnections();

@@ -8,6 +8,7 @@ import {
 	mkdtempSync,
 	readFileSync,
 	realpathSync,
+	statSync,
 	writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,7 +16,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { eventually, type EventuallyOptions } from './eventually.ts';
-import { LINE_TRAITS, type N8nLine } from './n8n-lines.ts';
+import { LINE_TRAITS, STARTED_LOG_LINE, type N8nLine } from './n8n-lines.ts';
 import { startReadinessGate, type ReadinessGate } from './readiness-gate.ts';
 
 const PACKAGE_NAME = 'n8n-nodes-traininglab';
@@ -240,6 +241,8 @@ export interface N8nProcess {
 	kill(): Promise<void>;
 	/** Starts it again with the same command, folder, ports and environment, and waits until it is ready. */
 	restart(): Promise<void>;
+	/** Whether the process has logged `text` since it was last started. */
+	hasLogged(text: string): boolean;
 }
 
 /** Whether an n8n process's readiness URL says it is ready (starting up, n8n 1.x answers every path with a 200 of plain text). */
@@ -262,7 +265,9 @@ async function startN8nProcess(
 	const log = join(userFolder, 'n8n.log');
 	const bin = join(install.dir, 'node_modules', 'n8n', 'bin', 'n8n');
 	let current: Process;
+	let logStart = 0;
 	const launch = async (append: boolean) => {
+		logStart = append && existsSync(log) ? statSync(log).size : 0;
 		const n8n = spawnLogged(node24().bin, [bin, command], {
 			cwd: userFolder,
 			env: {
@@ -314,6 +319,7 @@ async function startN8nProcess(
 			await current.stop();
 		},
 		restart: () => launch(true),
+		hasLogged: (text) => readFileSync(log).subarray(logStart).toString('utf8').includes(text),
 	};
 }
 
@@ -405,12 +411,17 @@ export async function startN8n(
 ): Promise<N8n> {
 	const port = options.port ?? (await freePort());
 	const url = `http://127.0.0.1:${port}`;
-	const readinessUrl = `${url}${LINE_TRAITS[install.line].readinessPath}`;
+	const { readinessPath, webhooksAfterStart } = LINE_TRAITS[install.line];
+	let n8n: N8nProcess | undefined;
 	const gate = options.readinessGate
-		? await startReadinessGate(url, () => answersReady(readinessUrl))
+		? await startReadinessGate(
+				url,
+				async () =>
+					(await answersReady(`${url}${readinessPath}`)) &&
+					(!webhooksAfterStart || n8n?.hasLogged(STARTED_LOG_LINE) === true),
+			)
 		: undefined;
 	const webhookBase = gate?.url ?? url;
-	let n8n: N8nProcess;
 	try {
 		n8n = await startMain(
 			install,
@@ -424,20 +435,21 @@ export async function startN8n(
 		await gate?.stop();
 		throw error;
 	}
+	const main = n8n;
 	return {
 		url,
 		line: install.line,
 		webhookBase,
 		gate,
-		log: n8n.log,
+		log: main.log,
 		workerLogs: {},
-		processes: { main: n8n },
+		processes: { main },
 		async stop() {
-			await n8n.stop();
+			await main.stop();
 			await gate?.stop();
 		},
-		kill: () => n8n.kill(),
-		restart: () => n8n.restart(),
+		kill: () => main.kill(),
+		restart: () => main.restart(),
 	};
 }
 
