@@ -15,6 +15,7 @@ import {
 	packPackage,
 	tempRoot,
 	patiently,
+	webhookNode,
 	webhookRows,
 	workflowNode,
 	type N8n,
@@ -310,18 +311,7 @@ export function endToEndSuite(topology: Topology): void {
 		workflow.nodes[0].webhookId = randomUUID();
 		adjust?.(workflow);
 		// The notice leaves n8n: an event run twice under one execution id shows here, not in n8n's list.
-		workflow.nodes.push(
-			workflowNode('Send notice', 'n8n-nodes-base.httpRequest', 330, {
-				typeVersion: 4.2,
-				parameters: {
-					method: 'POST',
-					url: `${notices.url}/${org}`,
-					sendBody: true,
-					bodyParameters: { parameters: [{ name: 'user_id', value: '={{ $json.user_id }}' }] },
-					options: {},
-				},
-			}),
-		);
+		workflow.nodes.push(noticeNode(org, 'user_id', '={{ $json.user_id }}', 330));
 		workflow.connections['Offboarding notice'] = {
 			main: [[{ node: 'Send notice', type: 'main', index: 0 }]],
 		};
@@ -360,6 +350,20 @@ export function endToEndSuite(topology: Topology): void {
 			'a successful execution per removal',
 			patiently(300_000, n8n.log),
 		);
+	}
+
+	/** A node named "Send notice" that posts `{ [field]: value }` to the `notices` receiver at `/<path>`. */
+	function noticeNode(path: string, field: string, value: string, x: number) {
+		return workflowNode('Send notice', 'n8n-nodes-base.httpRequest', x, {
+			typeVersion: 4.2,
+			parameters: {
+				method: 'POST',
+				url: `${notices.url}/${path}`,
+				sendBody: true,
+				bodyParameters: { parameters: [{ name: field, value }] },
+				options: {},
+			},
+		});
 	}
 
 	/** The members the member-removal workflows of `org` have sent a notice for, once per notice, sorted. */
@@ -690,11 +694,7 @@ export function endToEndSuite(topology: Topology): void {
 					name: 'Restart stream',
 					settings: { executionOrder: 'v1' },
 					nodes: [
-						workflowNode('Webhook', 'n8n-nodes-base.webhook', 0, {
-							typeVersion: 2,
-							webhookId: path,
-							parameters: { path, httpMethod: 'POST', responseMode: 'lastNode' },
-						}),
+						webhookNode(path, 'lastNode'),
 						workflowNode('Pause', 'n8n-nodes-base.wait', 200, {
 							typeVersion: 1.1,
 							parameters: {
@@ -703,18 +703,7 @@ export function endToEndSuite(topology: Topology): void {
 								unit: 'seconds',
 							},
 						}),
-						workflowNode('Send notice', 'n8n-nodes-base.httpRequest', 400, {
-							typeVersion: 4.2,
-							parameters: {
-								method: 'POST',
-								url: `${notices.url}/${path}`,
-								sendBody: true,
-								bodyParameters: {
-									parameters: [{ name: 'request', value: '={{ $json.body.request }}' }],
-								},
-								options: {},
-							},
-						}),
+						noticeNode(path, 'request', '={{ $json.body.request }}', 400),
 					],
 					connections: {
 						Webhook: { main: [[{ node: 'Pause', type: 'main', index: 0 }]] },

@@ -743,6 +743,15 @@ export function workflowNode(name: string, type: string, x: number, extra: objec
 	return { id: randomUUID(), name, type, position: [x, 0], ...extra };
 }
 
+/** n8n's own Webhook node named "Webhook", for POSTs to `path`, answered as `responseMode` says. */
+export function webhookNode(path: string, responseMode: 'onReceived' | 'lastNode') {
+	return workflowNode('Webhook', 'n8n-nodes-base.webhook', 0, {
+		typeVersion: 2,
+		webhookId: path,
+		parameters: { path, httpMethod: 'POST', responseMode },
+	});
+}
+
 /**
  * The start of a workflow a test builds: a Webhook at `path` (answered on receipt) and a Code node
  * named "Rows" that turns `rows` into items — or, with `'from the request'`, the request body's `rows`.
@@ -754,11 +763,7 @@ export function webhookRows(path: string, rows: object[] | 'from the request') {
 			: `return ${JSON.stringify(rows.map((json) => ({ json })))};`;
 	return {
 		nodes: [
-			workflowNode('Webhook', 'n8n-nodes-base.webhook', 0, {
-				typeVersion: 2,
-				webhookId: path,
-				parameters: { path, httpMethod: 'POST', responseMode: 'onReceived' },
-			}),
+			webhookNode(path, 'onReceived'),
 			workflowNode('Rows', 'n8n-nodes-base.code', 200, {
 				typeVersion: 2,
 				parameters: { jsCode },
