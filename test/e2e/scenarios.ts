@@ -366,11 +366,11 @@ export function endToEndSuite(topology: Topology): void {
 		});
 	}
 
-	/** The members the member-removal workflows of `org` have sent a notice for, once per notice, sorted. */
-	function noticesSent(org: string): string[] {
+	/** The `field` of every notice posted to `/<path>` (see `noticeNode`), once per notice, sorted. */
+	function noticesSent(path: string, field = 'user_id'): string[] {
 		return notices
-			.at(`/${org}`)
-			.map((notice) => (JSON.parse(notice.body) as { user_id: string }).user_id)
+			.at(`/${path}`)
+			.map((notice) => (JSON.parse(notice.body) as Record<string, string>)[field])
 			.sort();
 	}
 
@@ -778,11 +778,10 @@ export function endToEndSuite(topology: Topology): void {
 				expect(statuses.filter((status) => ![200, 502, 503].includes(status as number))).toEqual(
 					[],
 				);
-				const noticed = notices
-					.at(`/${path}`)
-					.map((notice) => (JSON.parse(notice.body) as { request: string }).request)
-					.filter((request) => !request.startsWith('killed'));
-				expect(noticed.sort()).toEqual(letIn.sort());
+				const noticed = noticesSent(path, 'request').filter(
+					(request) => !request.startsWith('killed'),
+				);
+				expect(noticed).toEqual(letIn.sort());
 				console.log(
 					`n8n ${n8n.line}: ${statuses.length} requests through a restart, ${letIn.length} let in, ` +
 						`each answered and run once; ${statuses.length - letIn.length} turned away`,

@@ -266,8 +266,11 @@ async function startN8nProcess(
 	const bin = join(install.dir, 'node_modules', 'n8n', 'bin', 'n8n');
 	let current: Process;
 	let logStart = 0;
+	// What it has logged since it was started: once seen, not read again (the 1.x gate asks on every request).
+	const seenInLog = new Set<string>();
 	const launch = async (append: boolean) => {
 		logStart = append && existsSync(log) ? statSync(log).size : 0;
+		seenInLog.clear();
 		const n8n = spawnLogged(node24().bin, [bin, command], {
 			cwd: userFolder,
 			env: {
@@ -319,7 +322,14 @@ async function startN8nProcess(
 			await current.stop();
 		},
 		restart: () => launch(true),
-		hasLogged: (text) => readFileSync(log).subarray(logStart).toString('utf8').includes(text),
+		hasLogged(text) {
+			if (
+				!seenInLog.has(text) &&
+				readFileSync(log).subarray(logStart).toString('utf8').includes(text)
+			)
+				seenInLog.add(text);
+			return seenInLog.has(text);
+		},
 	};
 }
 
