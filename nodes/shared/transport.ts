@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -8,7 +8,6 @@ import type {
 	IN8nHttpFullResponse,
 	ICredentialsDecrypted,
 	IPollFunctions,
-	IWorkflowExecutionCustomData,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
@@ -122,8 +121,6 @@ interface RunState {
 	credentials: Promise<{ baseUrl: string; credentialsDecrypted: ICredentialsDecrypted }>;
 	/** When requests may go out again after a 429 (ms since the epoch); shared by all items in flight. */
 	resumeAt: number;
-	/** Which execution and which run of the node a create belongs to (see intentOf). */
-	intent?: { runId: string; runIndex: number };
 }
 
 const runStates = new WeakMap<Context, RunState>();
@@ -272,48 +269,6 @@ export function nextCursor(link: string | string[] | undefined): string | undefi
 	const header = Array.isArray(link) ? link.join(', ') : link;
 	const next = header ? /<([^>]+)>\s*;\s*rel="next"/.exec(header)?.[1] : undefined;
 	return next ? (new URL(next).searchParams.get('cursor') ?? undefined) : undefined;
-}
-
-/**
- * The Idempotency-Key of a create: one key per intent. It stays the same where n8n runs the same
- * intent again — the transport's own repeats, Retry On Fail (same run of the node) and n8n's retry
- * of a failed execution (see intentOf) — and differs for each item, body, run of the node in an
- * execution (a loop, each tool call of an AI Agent) and execution or tool call.
- */
-export function idempotencyKeyFor(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	body: IDataObject,
-): string {
-	const { runId, runIndex } = intentOf(context);
-	const source = JSON.stringify([runId, context.getNode().id, runIndex, itemIndex, body]);
-	return `n8n-${createHash('sha256').update(source).digest('base64url')}`;
-}
-
-/** Custom data key holding the execution whose creates this execution carries on. */
-const RUN_ID_KEY = 'traininglab_run';
-
-/**
- * Which execution a run of the node belongs to, and which run of the node it is. n8n's retry of a
- * failed execution starts a new execution (another id) from the failed one's data, custom data
- * included: the first execution's id is kept there, so a retry's creates carry the first one's keys.
- * A tool call without an execution (the MCP Server Trigger in one n8n process) gets fresh run data
- * from n8n, so a random id there makes each call its own intent.
- */
-function intentOf(context: IExecuteFunctions): { runId: string; runIndex: number } {
-	const state = runStateOf(context);
-	if (!state.intent) {
-		const proxy = context.getWorkflowDataProxy(0);
-		const customData = (proxy.$execution as { customData?: IWorkflowExecutionCustomData })
-			.customData;
-		let runId = customData?.get(RUN_ID_KEY);
-		if (!runId) {
-			runId = context.getExecutionId() ?? randomUUID();
-			customData?.set(RUN_ID_KEY, runId);
-		}
-		state.intent = { runId, runIndex: proxy.$runIndex as number };
-	}
-	return state.intent;
 }
 
 const DEFAULT_MAX_RATE_LIMIT_RETRIES = 5;

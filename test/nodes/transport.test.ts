@@ -105,7 +105,7 @@ describe('the organisation', () => {
 });
 
 describe('idempotent creates', () => {
-	it('send an Idempotency-Key derived from the execution, node and item', async () => {
+	it("send an Idempotency-Key of each item's own, derived from the execution, node and item", async () => {
 		await runTrainingLab(createSession('={{ $json.title }}'), {
 			credentials: viaProxy(),
 			input: [{ title: 'K1' }, { title: 'K2' }],

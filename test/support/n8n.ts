@@ -10,6 +10,7 @@ import {
 	type INodeParameters,
 	type INodeType,
 	type INodeTypes,
+	type IExecuteFunctions,
 	type IRun,
 	type IRunExecutionData,
 	type IWorkflowExecuteAdditionalData,
@@ -17,11 +18,17 @@ import {
 } from 'n8n-workflow';
 import { TrainingLabApi } from '../../credentials/TrainingLabApi.credentials';
 import { TrainingLab } from '../../nodes/TrainingLab/TrainingLab.node';
+import { TrainingLabTrigger } from '../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
+import { TrainingLabActivityTrigger } from '../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node';
 import { InMemoryCredentialsHelper } from './credentials-helper';
 
 export const PACKAGE = 'n8n-nodes-traininglab';
 const trainingLab = new TrainingLab();
-const NODE_TYPES: Record<string, INodeType> = { [`${PACKAGE}.trainingLab`]: trainingLab };
+const NODE_TYPES: Record<string, INodeType> = {
+	[`${PACKAGE}.trainingLab`]: trainingLab,
+	[`${PACKAGE}.trainingLabTrigger`]: new TrainingLabTrigger(),
+	[`${PACKAGE}.trainingLabActivityTrigger`]: new TrainingLabActivityTrigger(),
+};
 
 /** The package's node types, looked up by n8n's engine the way n8n looks up installed community nodes. */
 export const nodeTypes: INodeTypes = {
@@ -31,7 +38,7 @@ export const nodeTypes: INodeTypes = {
 };
 
 function lookup(type: string): INodeType {
-	const node = NODE_TYPES[type];
+	const node = NODE_TYPES[type] ?? STAND_INS[type];
 	if (!node) throw new Error(`Unknown node type ${type}`);
 	return node;
 }
@@ -75,7 +82,44 @@ export interface RunOptions {
 	 * or when it retries a failed execution (see `loopAgain` and `retryExecution`).
 	 */
 	startFrom?: { data: IRunExecutionData; mode: WorkflowExecuteMode };
+	/**
+	 * The execution is started by a Training Lab trigger with these event items (as n8n starts a
+	 * webhook or poll execution: the trigger's items on the stack), which reach the Training Lab
+	 * node directly or through `through`, a stand-in for a user's node in between (STAND_INS).
+	 */
+	startedBy?: {
+		trigger: 'trainingLabTrigger' | 'trainingLabActivityTrigger';
+		events: IDataObject[];
+		through?: keyof typeof STAND_INS;
+	};
 }
+
+/**
+ * Stand-ins for n8n's own nodes (not installed here) between a trigger and the Training Lab node:
+ * `fanOut` makes one item per entry of the item's `rows`, paired with it, as Split Out does;
+ * `dropLineage` passes the items on without paired-item data, as a Code node may.
+ */
+const STAND_INS = {
+	'test.fanOut': {
+		description: { name: 'fanOut', inputs: ['main'], outputs: ['main'], properties: [] },
+		async execute(this: IExecuteFunctions) {
+			return [
+				this.getInputData().flatMap((item, index) =>
+					(item.json.rows as IDataObject[]).map((row) => ({
+						json: row,
+						pairedItem: { item: index },
+					})),
+				),
+			];
+		},
+	},
+	'test.dropLineage': {
+		description: { name: 'dropLineage', inputs: ['main'], outputs: ['main'], properties: [] },
+		async execute(this: IExecuteFunctions) {
+			return [this.getInputData().map((item) => ({ json: item.json, pairedItem: { item: 99 } }))];
+		},
+	},
+} as unknown as Record<string, INodeType>;
 
 function trainingLabNode(
 	parameters: INodeParameters,
@@ -151,11 +195,11 @@ export async function runTrainingLab(
 	options: RunOptions,
 ): Promise<NodeRun> {
 	const node = trainingLabNode(parameters, options.settings);
-	const connections: IConnections = {};
+	const { nodes, connections, first } = workflowAround(node, options.startedBy);
 	const settings = { timezone: options.timezone ?? 'UTC' };
 	const workflow = new Workflow({
 		id: 'test-workflow',
-		nodes: [node],
+		nodes,
 		connections,
 		active: false,
 		nodeTypes,
@@ -164,18 +208,18 @@ export async function runTrainingLab(
 	credentialsHelper.setCredentials({ trainingLabApi: options.credentials });
 
 	const executionId = options.executionId ?? randomUUID();
-	const mode = options.startFrom?.mode ?? 'manual';
+	const mode = options.startFrom?.mode ?? (options.startedBy ? 'webhook' : 'manual');
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: workflow.id,
 		name: 'test',
-		nodes: [node],
+		nodes,
 		connections,
 	} as never);
 	const finished = Promise.withResolvers<IRun>();
 	hooks.addHandler('workflowExecuteAfter', (run) => finished.resolve(run));
 	const additionalData = additionalDataFor(executionId, { hooks });
 
-	const input = (options.input ?? [{}]).map((json) => ({ json }));
+	const input = (options.startedBy?.events ?? options.input ?? [{}]).map((json) => ({ json }));
 	const runExecutionData =
 		options.startFrom?.data ??
 		({
@@ -184,7 +228,7 @@ export async function runTrainingLab(
 			executionData: {
 				contextData: {},
 				metadata: {},
-				nodeExecutionStack: [{ node, data: { main: [input] }, source: null }],
+				nodeExecutionStack: [{ node: first, data: { main: [input] }, source: null }],
 				waitingExecution: {},
 				waitingExecutionSource: {},
 			},
@@ -204,6 +248,41 @@ export async function runTrainingLab(
 		run,
 		executionId,
 	};
+}
+
+/** The workflow's nodes: the Training Lab node alone, or behind a trigger (and a node in between). */
+function workflowAround(
+	node: INode,
+	startedBy: RunOptions['startedBy'],
+): { nodes: INode[]; connections: IConnections; first: INode } {
+	if (!startedBy) return { nodes: [node], connections: {}, first: node };
+	const upstream: INode[] = [
+		{
+			id: '7f0c7a52-5d2c-4c55-8f43-1c2d3e4f5a60',
+			name: startedBy.trigger === 'trainingLabTrigger' ? 'Member removed' : 'Activity',
+			type: `${PACKAGE}.${startedBy.trigger}`,
+			typeVersion: 1,
+			position: [-400, 0],
+			parameters: {},
+			credentials: node.credentials,
+		},
+	];
+	if (startedBy.through)
+		upstream.push({
+			id: '0d9b8e7a-3c1f-4b2a-9e8d-7c6b5a493827',
+			name: 'In between',
+			type: startedBy.through,
+			typeVersion: 1,
+			position: [-200, 0],
+			parameters: {},
+		});
+	const nodes = [...upstream, node];
+	const connections: IConnections = {};
+	for (let index = 1; index < nodes.length; index++)
+		connections[nodes[index - 1].name] = {
+			main: [[{ node: nodes[index].name, type: 'main', index: 0 }]],
+		};
+	return { nodes, connections, first: nodes[0] };
 }
 
 /**

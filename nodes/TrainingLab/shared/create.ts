@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { apiRequest, idempotencyKeyFor } from '../../shared/transport';
+import { apiRequest } from '../../shared/transport';
+import { idempotencyKeyFor } from './intent';
 
 /** Additional Fields → Idempotency Key, offered by every create. */
 const idempotencyKeyField: INodeProperties = {
@@ -8,7 +9,7 @@ const idempotencyKeyField: INodeProperties = {
 	type: 'string',
 	default: '',
 	description:
-		'Identifies what this item creates across executions (for example an ID from your source list): a second create with the same key within 24 hours returns the first result instead of a duplicate. By default a key is derived from the execution, the run of the node, the item and its fields.',
+		'Identifies what this item creates across executions (for example an ID from your source list): a second create with the same key within 24 hours returns the first result instead of a duplicate. By default a key is derived from the Training Lab event the item comes from (or else the execution), the node, the item and its fields, so that a second run of the same event creates nothing twice.',
 };
 
 /**
