@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { createOrg, type TestOrg } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { byId, json } from '../support/node-runner';
-import { retryExecution, runTrainingLab, type RunOptions } from '../support/n8n';
+import { retryAfterCrash, retryExecution, runTrainingLab, type RunOptions } from '../support/n8n';
 import { LossyProxy } from '../support/lossy-proxy';
 
 // A create in a workflow started by a Training Lab event is keyed on that event: however often n8n
@@ -55,7 +55,7 @@ function removalEvent(email: string): IDataObject {
 		id,
 		type: 'member.removed',
 		occurred_at: new Date().toISOString(),
-		org_id: org.orgId,
+		org_id: org.id,
 		actor: 'admin@x.test',
 		data: { user_id: randomUUID(), email, role: 'trainer' },
 	};
@@ -107,6 +107,19 @@ describe('a create keyed on the Training Lab event its item comes from', () => {
 		expect(retried.error).toBeUndefined();
 		expect(posts().at(-1)).toMatchObject({ status: 201, replayed: true });
 		expect(sessionsTitled('Onboarding bob@x.test')).toBe(1);
+	});
+
+	it('a retry by hand of an execution n8n marked crashed (its recovered runs before) replays the session', async () => {
+		const event = removalEvent('dee@x.test');
+		await runTrainingLab(createSession(), byTrigger([event]));
+		const retried = await runTrainingLab(createSession(), {
+			...byTrigger([event]),
+			startFrom: retryAfterCrash(['Member removed', 'Training Lab']),
+		});
+		expect(retried.error).toBeUndefined();
+		expect(retried.run.data.resultData.runData['Training Lab']).toHaveLength(2);
+		expect(posts().map((exchange) => exchange.replayed)).toEqual([false, true]);
+		expect(sessionsTitled('Onboarding dee@x.test')).toBe(1);
 	});
 
 	it('Retry On Fail within the execution creates once', async () => {

@@ -234,7 +234,7 @@ export async function runTrainingLab(
 			},
 		} as unknown as IRunExecutionData);
 	const stack = runExecutionData.executionData!.nodeExecutionStack;
-	if (stack.length === 0) stack.push({ node, data: { main: [input] }, source: null });
+	if (stack.length === 0) stack.push({ node: first, data: { main: [input] }, source: null });
 
 	await new WorkflowExecute(additionalData, mode, runExecutionData).processRunExecutionData(
 		workflow,
@@ -283,6 +283,39 @@ function workflowAround(
 			main: [[{ node: nodes[index].name, type: 'main', index: 0 }]],
 		};
 	return { nodes, connections, first: nodes[0] };
+}
+
+/**
+ * The run data of n8n's retry by hand of an execution that crashed: starting up again, n8n marks
+ * each node its event log says had run with one artificial item (ExecutionRecoveryService), and the
+ * retry runs the workflow from its trigger after them, so each node's real run comes second.
+ */
+export function retryAfterCrash(nodesThatHadRun: string[]): RunOptions['startFrom'] {
+	const artificialRun = {
+		startTime: 0,
+		executionIndex: 0,
+		executionTime: 0,
+		source: [null],
+		executionStatus: 'success',
+		data: { main: [[{ json: { isArtificialRecoveredEventItem: true } }]] },
+	};
+	return {
+		mode: 'retry',
+		data: {
+			version: 1,
+			resultData: {
+				runData: Object.fromEntries(nodesThatHadRun.map((name) => [name, [artificialRun]])),
+				lastNodeExecuted: nodesThatHadRun.at(-1),
+			},
+			executionData: {
+				contextData: {},
+				metadata: {},
+				nodeExecutionStack: [],
+				waitingExecution: {},
+				waitingExecutionSource: {},
+			},
+		} as unknown as IRunExecutionData,
+	};
 }
 
 /**

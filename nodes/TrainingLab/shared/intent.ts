@@ -78,10 +78,36 @@ function runOf(context: IExecuteFunctions): RunOfNode {
 			seen.set(event, place + 1);
 			return place;
 		});
-		run = { executionId, runIndex: proxy.$runIndex as number, events, placeAmongItsEvent };
+		const runIndex = (proxy.$runIndex as number) - recoveredRunsBefore(context, proxy);
+		run = { executionId, runIndex, events, placeAmongItsEvent };
 		runs.set(context, run);
 	}
 	return run;
+}
+
+type DataProxy = ReturnType<IExecuteFunctions['getWorkflowDataProxy']>;
+
+/**
+ * How many earlier runs of this node n8n made up when it recovered a crashed execution: it marks
+ * every node its event log says had run with one artificial item, and a retry by hand runs the node
+ * again after them. Without leaving them out, the retry's run would count as another run (a loop)
+ * and create again.
+ */
+function recoveredRunsBefore(context: IExecuteFunctions, proxy: DataProxy): number {
+	let recovered = 0;
+	const self = proxy.$(context.getNode().name) as {
+		all(branch: number, runIndex: number): Array<{ json?: IDataObject }>;
+	};
+	for (let earlier = 0; earlier < (proxy.$runIndex as number); earlier++) {
+		try {
+			const items = self.all(0, earlier);
+			if (items.length > 0 && items.every((item) => item.json?.isArtificialRecoveredEventItem))
+				recovered++;
+		} catch {
+			// A run without output (an error) is a real run.
+		}
+	}
+	return recovered;
 }
 
 /**
