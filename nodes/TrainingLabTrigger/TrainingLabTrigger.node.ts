@@ -112,7 +112,7 @@ export class TrainingLabTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'Every delivery is verified with the signing secret of the webhook endpoint this node registers; forged or replayed requests are answered 401. An event can arrive more than once (its webhook_id stays the same): make what the workflow does safe to repeat.',
+					'Every delivery is verified with the signing secret of the webhook endpoint this node registers; forged or replayed requests are answered 401. An event can run more than once (its webhook_id stays the same). Training Lab creates in this workflow are keyed on the event and happen once; give other systems the webhook_id as their idempotency key. Do not drop repeats with Remove Duplicates before the effect: a crash between the two loses the event.',
 				name: 'signatureNotice',
 				type: 'notice',
 				default: '',

@@ -23,6 +23,7 @@ import {
 } from '../support/real-n8n';
 import { STARTED_LOG_LINE, type N8nLine } from '../support/n8n-lines';
 import { aiToolScenarios } from './ai-scenarios';
+import { oncePerEventScenarios } from './once-per-event-scenarios';
 import { bootstrapOrg, spawnServer, type ServerProcess } from '../support/processes';
 import { eventually } from '../support/eventually';
 
@@ -71,6 +72,10 @@ export function endToEndSuite(topology: Topology): void {
 			['crash', 'crash@e2e.test'],
 			['redisOnReceipt', 'redis-on-receipt@e2e.test'],
 			['redisWhenFinished', 'redis-when-finished@e2e.test'],
+			['onceOnReceipt', 'once-on-receipt@e2e.test'],
+			['onceWhenFinished', 'once-when-finished@e2e.test'],
+			['dedupeAfterTrigger', 'dedupe-after-trigger@e2e.test'],
+			['dedupeBeforeEffect', 'dedupe-before-effect@e2e.test'],
 		]) {
 			orgs[name] = {
 				...bootstrapOrg(databasePath, `E2E ${name}`, email),
@@ -234,8 +239,8 @@ export function endToEndSuite(topology: Topology): void {
 	 * pending or to be retried, no further execution can be started by them. Read from the API
 	 * server's database, since a closed organisation's key can no longer ask.
 	 */
-	async function deliveriesSettled(org: string): Promise<Delivery[]> {
-		const waiting = patiently(60_000, n8n.log);
+	async function deliveriesSettled(org: string, timeoutMs = 60_000): Promise<Delivery[]> {
+		const waiting = patiently(timeoutMs, n8n.log);
 		return eventually(
 			async () => {
 				const deliveries = deliveriesOf(org);
@@ -1336,5 +1341,21 @@ export function endToEndSuite(topology: Topology): void {
 			),
 		executors: topology.executors,
 		executedBy,
+	});
+
+	oncePerEventScenarios({
+		topology,
+		n8n: () => n8n,
+		client: () => client,
+		notices: () => notices,
+		org: (name) => orgs[name],
+		credential,
+		async activateTrigger(workflow, org, webhookUrl) {
+			const { id } = await client.api<{ id: string }>('POST', '/workflows', workflow);
+			await activate(id, org, webhookUrl);
+			return id;
+		},
+		addTrainers,
+		deliveriesSettled,
 	});
 }

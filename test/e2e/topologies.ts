@@ -4,6 +4,9 @@ import { installTarball, startN8n, startQueueN8n } from '../support/real-n8n';
 import type { Topology } from './scenarios';
 import { ensureDebianServices, startPostgres, startRedis, type Service } from './services';
 
+/** Executions one n8n process runs at once; the suite's other scenarios stay below it. */
+const CONCURRENCY_LIMIT = 12;
+
 /**
  * n8n as most people run it: one process on SQLite serving the editor, the APIs and webhooks, and
  * running every execution. Webhooks reach it through a readiness gate, as behind a load balancer or
@@ -15,7 +18,12 @@ export function singleProcess(line: N8nLine): Topology {
 		async start(install, work, tarball) {
 			const userFolder = join(work, 'n8n-user');
 			installTarball(userFolder, tarball);
-			return await startN8n(install, userFolder, { readinessGate: true });
+			return await startN8n(install, userFolder, {
+				readinessGate: true,
+				// A production concurrency limit, as on n8n Cloud: a burst beyond it waits to begin
+				// (status "new"), which n8n runs itself when it starts after a crash.
+				env: { N8N_CONCURRENCY_PRODUCTION_LIMIT: String(CONCURRENCY_LIMIT) },
+			});
 		},
 		executors: ['main'],
 		queue: false,

@@ -9,6 +9,7 @@ import {
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedDelivery {
+	method: string;
 	path: string;
 	headers: IncomingHttpHeaders;
 	body: string;
@@ -63,6 +64,7 @@ export class Receiver {
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
 			const delivery = {
+				method: req.method ?? 'GET',
 				path: req.url ?? '/',
 				headers: req.headers,
 				body: Buffer.concat(chunks).toString('utf8'),
