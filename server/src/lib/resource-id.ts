@@ -6,9 +6,10 @@ import { randomBytes } from 'node:crypto';
  * index on `id`; with random (version 4) ids each insert landed on a random page of it, so once the
  * indexes of sessions, events, deliveries and users outgrew SQLite's 16 MB page cache (22 MB after
  * half an hour of the soak), inserts read and rewrote pages all over them and the request p99 crept
- * up with the data. Ids in time order are appended at each index's right edge.
+ * up with the data. Ids in time order are appended at each index's right edge. `now` is the server's
+ * clock (core/clock.ts), in Unix milliseconds.
  */
-export function newResourceId(now: number = Date.now()): string {
+export function newResourceId(now: number): string {
 	const bytes = randomBytes(16);
 	bytes.writeUIntBE(now, 0, 6);
 	bytes[6] = 0x70 | (bytes[6] & 0x0f); // version 7

@@ -110,7 +110,8 @@ export class DeliveryRepository {
 	/** Queues one delivery, due now, per enabled endpoint of the organisation subscribed to the type. */
 	enqueue(event: { id: string; org_id: string; type: string }, now: number): number {
 		const webhookIds = this.#subscribedWebhookIds.all(event.org_id, event.type);
-		for (const webhookId of webhookIds) this.#insert.run(newResourceId(), webhookId, event.id, now);
+		for (const webhookId of webhookIds)
+			this.#insert.run(newResourceId(now), webhookId, event.id, now);
 		return webhookIds.length;
 	}
 

@@ -1,4 +1,3 @@
-import { newResourceId } from '../lib/resource-id.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import {
 	generateApiKey,
@@ -58,7 +57,7 @@ export class ApiKeyService extends DomainService {
 			}
 			const key = generateApiKey();
 			const row = {
-				id: newResourceId(),
+				id: this.newId(),
 				org_id: actor.orgId,
 				user_id: actor.userId,
 				name: input.name,

@@ -3,6 +3,7 @@ import { isoAt, type Clock } from '../core/clock.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { EventLog } from './event-log.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { newResourceId } from '../lib/resource-id.ts';
 
 export interface ServiceDeps {
 	db: Database;
@@ -28,6 +29,11 @@ export abstract class DomainService {
 	/** The clock's current time as an API timestamp. */
 	protected nowIso(): string {
 		return isoAt(this.clock.now());
+	}
+
+	/** A new resource id, in the order of the clock's time. */
+	protected newId(): string {
+		return newResourceId(this.clock.now());
 	}
 
 	/** Runs a change and its activity event in one write transaction (a savepoint when nested). */

@@ -33,7 +33,7 @@ export class EventLog {
 	record(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
 		const now = this.#clock.now();
 		const event: ActivityEvent = {
-			id: newResourceId(),
+			id: newResourceId(now),
 			type,
 			actor: actor.email,
 			occurred_at: isoAt(now),

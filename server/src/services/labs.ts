@@ -1,4 +1,3 @@
-import { newResourceId } from '../lib/resource-id.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import type { LabRow, LabVersionRow } from '../repositories/labs.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
@@ -22,7 +21,7 @@ export class LabService extends DomainService {
 				throw new ApiError('name_taken', `A lab named "${input.name}" already exists.`);
 			}
 			const lab = {
-				id: newResourceId(),
+				id: this.newId(),
 				name: input.name,
 				tier: input.tier,
 				created_at: this.nowIso(),
@@ -48,7 +47,7 @@ export class LabService extends DomainService {
 		return this.transaction(() => {
 			const lab = this.#findLab(actor.orgId, labId);
 			const row = {
-				id: newResourceId(),
+				id: this.newId(),
 				lab_id: lab.id,
 				org_id: actor.orgId,
 				version: this.repos.labVersions.latestNumber(lab.id) + 1,

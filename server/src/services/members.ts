@@ -1,4 +1,3 @@
-import { newResourceId } from '../lib/resource-id.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { UserRow } from '../repositories/users.ts';
@@ -33,7 +32,7 @@ export class MemberService extends DomainService {
 
 	/** Inserts a member without an event: for callers that record their own (organisation bootstrap). */
 	insertMember(orgId: string, input: MemberCreate): Member {
-		const user = { id: newResourceId(), org_id: orgId, ...input, created_at: this.nowIso() };
+		const user = { id: this.newId(), org_id: orgId, ...input, created_at: this.nowIso() };
 		this.repos.users.insert(user);
 		return { user_id: user.id, email: user.email, name: user.name, role: user.role };
 	}

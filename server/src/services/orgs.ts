@@ -1,4 +1,3 @@
-import { newResourceId } from '../lib/resource-id.ts';
 import { ApiError } from '../core/errors.ts';
 import { slugify } from '../lib/slug.ts';
 import type { ApiKeyCreated } from '../schemas/api-keys.ts';
@@ -44,7 +43,7 @@ export class OrgService extends DomainService {
 			if (this.repos.orgs.findBySlug(slug)) {
 				throw new ApiError('name_taken', `The organisation slug "${slug}" is already taken.`);
 			}
-			const org = { id: newResourceId(), name: input.name, slug };
+			const org = { id: this.newId(), name: input.name, slug };
 			this.repos.orgs.insert({ ...org, created_at: this.nowIso(), closed_at: null });
 			const admin = this.#members.insertMember(org.id, { ...input.admin, role: 'admin' });
 			const actor: Actor = {

@@ -1,4 +1,3 @@
-import { newResourceId } from '../lib/resource-id.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import { generateJoinCode } from '../lib/join-code.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
@@ -46,7 +45,7 @@ export class SessionService extends DomainService {
 				);
 			}
 			const row = {
-				id: newResourceId(),
+				id: this.newId(),
 				org_id: actor.orgId,
 				lab_version_id: version.id,
 				title: input.title,
@@ -116,7 +115,7 @@ export class SessionService extends DomainService {
 				throw new ApiError('session_full', `The session is full (capacity ${session.capacity}).`);
 			}
 			const participant = {
-				id: newResourceId(),
+				id: this.newId(),
 				email: input.email,
 				name: input.name,
 				joined_at: this.nowIso(),

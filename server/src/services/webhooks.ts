@@ -1,4 +1,3 @@
-import { newResourceId } from '../lib/resource-id.ts';
 import { isoAt } from '../core/clock.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import { webhookUrlProblem, type UrlPolicyOptions } from '../lib/network-policy.ts';
@@ -60,7 +59,7 @@ export class WebhookService extends DomainService {
 				);
 			}
 			const row = {
-				id: newResourceId(),
+				id: this.newId(),
 				org_id: actor.orgId,
 				url: input.url,
 				event_types: JSON.stringify(input.event_types),
