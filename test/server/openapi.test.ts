@@ -58,6 +58,8 @@ function refsIn(value: unknown): string[] {
 describe('GET /openapi.json', () => {
 	it('is an OpenAPI 3.1 document with every endpoint, extensions included', () => {
 		expect(document.openapi).toBe('3.1.0');
+		// The package's licence, as Redocly's recommended rules ask of an API description.
+		expect(document.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
 		const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
 			Object.keys(methods as object).map((m) => `${m.toUpperCase()} ${path}`),
 		);

@@ -88,6 +88,7 @@ export function buildOpenApiDocument(
 		info: {
 			title: 'Training Lab API',
 			version: options.version,
+			license: { name: 'MIT', identifier: 'MIT' },
 			description:
 				'Manage members, sessions, labs, API keys and webhooks of a training organisation. ' +
 				'Lists return a bare JSON array and a `Link: <…>; rel="next"` header while more results exist. ' +
