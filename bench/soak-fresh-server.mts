@@ -11,10 +11,10 @@ import { startServerProcess } from './support.mts';
 // as long would hide exactly that, so the control is started anew every minute, from a copy of the
 // database the soaked server started from, and is always the same age: its own warm-up (V8
 // compiling the hot paths) is in every minute alike, and the comparison leaves out the first
-// FRESH_WARMUP_MS of each.
+// quarter of each (FRESH_WARMUP_SHARE).
 
 /** The part of each minute the control spends warming up, left out of the comparison. */
-export const FRESH_WARMUP_MS = 15_000;
+export const FRESH_WARMUP_SHARE = 0.25;
 
 export interface FreshServer {
 	url: string;

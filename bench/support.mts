@@ -14,6 +14,13 @@ export { eventually } from '../test/support/eventually.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 
+/**
+ * `--smoke`: the benchmark end to end in seconds, at sizes too small for its figures to mean
+ * anything — CI runs every benchmark so, to see the day one breaks. BENCH_SMOKE=1 passes it on to
+ * the benchmarks that run through jest.
+ */
+export const SMOKE = process.argv.includes('--smoke') || process.env.BENCH_SMOKE === '1';
+
 export function tempDir(name: string): string {
 	return mkdtempSync(join(tmpdir(), `traininglab-bench-${name}-`));
 }
