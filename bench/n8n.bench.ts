@@ -22,11 +22,14 @@ import {
 	type N8n,
 } from '../test/support/real-n8n';
 
-const ROUNDS = Number(process.env.BENCH_N8N_ROUNDS ?? 3);
-const READS = 500;
-const CREATES = 300;
-const LISTED = 1000;
-const DELIVERIES = 300;
+// BENCH_SMOKE=1 (`npm run bench:n8n -- --smoke`): every workload once, at sizes that take seconds.
+const SMOKE = process.env.BENCH_SMOKE === '1';
+const ROUNDS = SMOKE ? 1 : Number(process.env.BENCH_N8N_ROUNDS ?? 3);
+const READS = SMOKE ? 20 : 500;
+const CREATES = SMOKE ? 10 : 300;
+// More than one page of 200, so that both contenders page.
+const LISTED = SMOKE ? 250 : 1000;
+const DELIVERIES = SMOKE ? 10 : 300;
 
 type Contender = 'ours' | 'theirs';
 interface Measure {

@@ -4,7 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BOUNDS } from '../server/src/schemas/bounds.ts';
 import { benchScaling } from './scaling.mts';
-import { ROOT } from './support.mts';
+import { ROOT, SMOKE } from './support.mts';
 import { benchThroughput } from './throughput.mts';
 import { benchWebhookDelivery } from './webhook-delivery.mts';
 
@@ -18,10 +18,14 @@ const add = (benchmark: string, result: string, target = '') => {
 const ms = (value: number) => `${value} ms`;
 const started = Date.now();
 
+// `--smoke` (CI): every part end to end at sizes that take seconds; its figures mean nothing.
+const throughput = SMOKE
+	? { rounds: 1, seconds: 1, sessions: 1_000, connections: [10], warmUp: false }
+	: { rounds: 3, seconds: 1, sessions: 10_000, connections: [1, 10, 100], warmUp: true };
 console.error(
-	'server throughput against a bare node:http baseline (10,000 sessions in the database; 3 interleaved rounds of 1 s per cell)…',
+	`server throughput against a bare node:http baseline (${throughput.sessions.toLocaleString('en')} sessions in the database; ${throughput.rounds} interleaved rounds of ${throughput.seconds} s per cell)…`,
 );
-for (const row of await benchThroughput(3, 1)) {
+for (const row of await benchThroughput(throughput)) {
 	const ratio = row.ours.requestsPerSecond / row.baseline.requestsPerSecond;
 	const write = row.endpoint.startsWith('POST');
 	const target = [
@@ -36,7 +40,7 @@ for (const row of await benchThroughput(3, 1)) {
 }
 
 console.error('scaling with data (10 connections)…');
-for (const row of await benchScaling([1_000, 10_000, 100_000], 2)) {
+for (const row of await benchScaling(SMOKE ? [1_000] : [1_000, 10_000, 100_000], SMOKE ? 1 : 2)) {
 	add(
 		`${row.read}, ${row.rows.toLocaleString('en')} rows`,
 		`${row.result.requestsPerSecond} req/s, p50 ${ms(row.result.p50Ms)} / p99 ${ms(row.result.p99Ms)}`,
@@ -46,12 +50,14 @@ for (const row of await benchScaling([1_000, 10_000, 100_000], 2)) {
 
 console.error('webhook delivery…');
 // Up to the most endpoints one organisation may have: a change fans out to its organisation's only.
-for (const endpoints of [1, 10, BOUNDS.webhookEndpoints.max]) {
+for (const endpoints of SMOKE
+	? [1, BOUNDS.webhookEndpoints.max]
+	: [1, 10, BOUNDS.webhookEndpoints.max]) {
 	const rate = Math.min(200, 2000 / endpoints);
 	const result = await benchWebhookDelivery({
 		endpoints,
-		backlog: Math.max(50, Math.round(5000 / endpoints)),
-		steadyChanges: Math.round(rate * 5),
+		backlog: SMOKE ? 20 : Math.max(50, Math.round(5000 / endpoints)),
+		steadyChanges: Math.round(rate * (SMOKE ? 0.5 : 5)),
 		ratePerSecond: rate,
 	});
 	add(
@@ -64,13 +70,17 @@ for (const endpoints of [1, 10, BOUNDS.webhookEndpoints.max]) {
 }
 
 console.error(
-	'n8n package: signature verification, bulk creation through the node (n8n-core) at 600 requests / 60 s…',
+	`n8n package: signature verification, bulk creation through the node (n8n-core) at ${SMOKE ? '10 requests / 1 s' : '600 requests / 60 s'}…`,
 );
 const resultFile = join(tmpdir(), `traininglab-bench-node-${process.pid}.json`);
 const jest = spawnSync(
 	join(ROOT, 'node_modules', '.bin', 'jest'),
 	['-c', 'jest.bench.config.cjs', 'bench/nodes.bench.ts'],
-	{ cwd: ROOT, env: { ...process.env, BENCH_RESULT_FILE: resultFile }, encoding: 'utf8' },
+	{
+		cwd: ROOT,
+		env: { ...process.env, BENCH_RESULT_FILE: resultFile, ...(SMOKE ? { BENCH_SMOKE: '1' } : {}) },
+		encoding: 'utf8',
+	},
 );
 if (jest.status !== 0)
 	throw new Error(`n8n package benchmarks failed:\n${jest.stdout}\n${jest.stderr}`);
@@ -88,7 +98,8 @@ add(
 );
 
 console.log(
-	`\nNode ${process.version}, ${cpus().length} × ${cpus()[0].model}; ${Math.round((Date.now() - started) / 1000)} s in all\n`,
+	`\nNode ${process.version}, ${cpus().length} × ${cpus()[0].model}; ${Math.round((Date.now() - started) / 1000)} s in all${SMOKE ? '; smoke run: sizes too small for the figures to mean anything, targets not judged' : ''}\n`,
 );
 console.log('| benchmark | result | target |\n|---|---|---|');
-for (const row of rows) console.log(`| ${row.benchmark} | ${row.result} | ${row.target} |`);
+for (const row of rows)
+	console.log(`| ${row.benchmark} | ${row.result} | ${SMOKE ? 'not judged' : row.target} |`);

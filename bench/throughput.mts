@@ -90,11 +90,18 @@ function medianOf(results: LoadResult[]): LoadResult {
  * cell the two alternate over `rounds` rounds of `seconds` (which goes first alternates too), so a
  * busy moment of the machine lands on both; each figure is the median of its rounds.
  */
-export async function benchThroughput(rounds: number, seconds: number): Promise<ThroughputRow[]> {
+export async function benchThroughput(options: {
+	rounds: number;
+	seconds: number;
+	sessions: number;
+	connections: number[];
+	warmUp: boolean;
+}): Promise<ThroughputRow[]> {
+	const { rounds, seconds } = options;
 	const dir = tempDir('throughput');
 	const databasePath = join(dir, 'db.sqlite');
 	const boot = bootstrap(databasePath);
-	const { versionId, sessionIds } = seedSessions(databasePath, boot, 10_000);
+	const { versionId, sessionIds } = seedSessions(databasePath, boot, options.sessions);
 	const ours = await startServerProcess({
 		DATABASE_PATH: databasePath,
 		RATE_LIMIT_REQUESTS: '1000000000',
@@ -104,7 +111,10 @@ export async function benchThroughput(rounds: number, seconds: number): Promise<
 	try {
 		const scenarios = [
 			{ endpoint: 'GET /me', path: '/me' },
-			{ endpoint: 'GET /sessions/{id}', path: `/sessions/${sessionIds[5000]}` },
+			{
+				endpoint: 'GET /sessions/{id}',
+				path: `/sessions/${sessionIds[Math.floor(sessionIds.length / 2)]}`,
+			},
 			{ endpoint: 'GET /sessions?limit=100', path: '/sessions?limit=100' },
 			{
 				endpoint: 'POST /sessions',
@@ -114,7 +124,7 @@ export async function benchThroughput(rounds: number, seconds: number): Promise<
 			},
 		];
 		for (const scenario of scenarios) {
-			for (const connections of [1, 10, 100]) {
+			for (const connections of options.connections) {
 				const common = {
 					key: boot.api_key,
 					connections,
@@ -132,7 +142,7 @@ export async function benchThroughput(rounds: number, seconds: number): Promise<
 							await load({
 								...common,
 								url: `${urls[contender]}${scenario.path}`,
-								warmUp: round === 0,
+								warmUp: options.warmUp && round === 0,
 							}),
 						);
 				}
