@@ -77,14 +77,24 @@ describe('the published package', () => {
 		expect(manifest.description).not.toMatch(/server|implementation/i);
 	});
 
-	it("README starts with the nodes, for npm readers; the API server is named as this repository's, not the package's", () => {
+	it("README is the n8n user's page: the nodes first, the API server named as this repository's, contributors sent to CONTRIBUTING.md", () => {
 		const readme = readFileSync(join(unpacked, 'README.md'), 'utf8');
 		const intro = readme.slice(0, readme.indexOf('\n## '));
 		expect(intro).toMatch(/n8n community nodes for the \*\*Training Lab API\*\*/);
 		expect(intro).toMatch(/not part of the npm package/);
-		expect(readme.indexOf('## Install')).toBeLessThan(
-			readme.indexOf('## Developing this repository'),
-		);
+		// The n8n user's page, in the order of n8n's starter template; contributors have their own.
+		const sections = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+		expect(sections).toEqual([
+			'Installation',
+			'Operations',
+			'Credentials',
+			'Compatibility',
+			'Usage',
+			'Resources',
+			'Version history',
+			'License',
+		]);
+		expect(intro).toMatch(/\[CONTRIBUTING\.md\]\(CONTRIBUTING\.md\)/);
 	});
 
 	it('declares no runtime dependencies and n8n-workflow as its only peer dependency', () => {
