@@ -30,9 +30,11 @@ export default tseslint.config(
 		},
 	},
 	{
-		files: ['test/**/*.ts', 'bench/**/*.bench.ts'],
+		files: ['test/**/*.ts'],
 		languageOptions: { globals: { ...globals.jest } },
 		rules: { '@typescript-eslint/no-explicit-any': 'off' },
 	},
+	// The harness reads n8n's and the API's JSON loosely; the tests check the shapes.
+	{ files: ['tooling/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 	{ files: ['**/*.cjs', 'gulpfile.js'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

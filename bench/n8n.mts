@@ -4,7 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, SMOKE } from './support.mts';
 
-// `npm run bench:n8n`: bench/n8n.bench.ts (through jest, for the real-n8n harness) in the real n8n
+// `npm run bench:n8n`: test/bench/n8n.bench.ts (through jest, for the real-n8n harness) in the real n8n
 // of the end-to-end suite, then one table: medians, their ratio, and whether the ranges overlap.
 const resultFile = join(tmpdir(), `traininglab-bench-n8n-${process.pid}.json`);
 const started = Date.now();
@@ -13,7 +13,7 @@ console.error(
 );
 const jest = spawnSync(
 	join(ROOT, 'node_modules', '.bin', 'jest'),
-	['-c', 'jest.bench.config.cjs', 'bench/n8n.bench.ts'],
+	['-c', 'jest.bench.config.cjs', 'test/bench/n8n.bench.ts'],
 	{
 		cwd: ROOT,
 		env: { ...process.env, BENCH_RESULT_FILE: resultFile, ...(SMOKE ? { BENCH_SMOKE: '1' } : {}) },
@@ -21,7 +21,7 @@ const jest = spawnSync(
 		stdio: ['ignore', 'inherit', 'inherit'],
 	},
 );
-if (jest.status !== 0) throw new Error('bench/n8n.bench.ts failed (output above)');
+if (jest.status !== 0) throw new Error('test/bench/n8n.bench.ts failed (output above)');
 const { n8n } = JSON.parse(readFileSync(resultFile, 'utf8')) as {
 	n8n: Record<string, Record<'ours' | 'theirs', Array<{ rate: number }>>>;
 };

@@ -75,7 +75,7 @@ console.error(
 const resultFile = join(tmpdir(), `traininglab-bench-node-${process.pid}.json`);
 const jest = spawnSync(
 	join(ROOT, 'node_modules', '.bin', 'jest'),
-	['-c', 'jest.bench.config.cjs', 'bench/nodes.bench.ts'],
+	['-c', 'jest.bench.config.cjs', 'test/bench/nodes.bench.ts'],
 	{
 		cwd: ROOT,
 		env: { ...process.env, BENCH_RESULT_FILE: resultFile, ...(SMOKE ? { BENCH_SMOKE: '1' } : {}) },

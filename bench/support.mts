@@ -4,15 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
-	bootstrapIn,
-	spawnServerIn,
+	bootstrapOrg,
+	spawnServer,
 	type Bootstrapped,
 	type ServerProcess,
-} from '../test/support/server-process.ts';
+} from '../tooling/api/server-process.ts';
 
-export { eventually } from '../test/support/eventually.ts';
-
-export const ROOT = join(import.meta.dirname, '..');
+export { eventually } from '../tooling/eventually.ts';
+export { ROOT } from '../tooling/root.ts';
 
 /**
  * `--smoke`: the benchmark end to end in seconds, at sizes too small for its figures to mean
@@ -25,14 +24,14 @@ export function tempDir(name: string): string {
 	return mkdtempSync(join(tmpdir(), `traininglab-bench-${name}-`));
 }
 
-/** The bench organisation (bootstrap --demo) in the database at `databasePath`: the test suites' helper. */
+/** The bench organisation (bootstrap --demo) in the database at `databasePath`. */
 export function bootstrap(databasePath: string): Bootstrapped {
-	return bootstrapIn(ROOT, databasePath, 'Bench Org', 'bench@bench.test');
+	return bootstrapOrg(databasePath, 'Bench Org', 'bench@bench.test');
 }
 
-/** The API server in its own process, as `npm start` runs it (the test suites' helper). */
+/** The API server in its own process, as `npm start` runs it. */
 export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-	return spawnServerIn(ROOT, env);
+	return spawnServer(env);
 }
 
 // The benchmark reads API answers loosely; their shapes are checked by the test suites.

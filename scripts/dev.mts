@@ -18,21 +18,15 @@ import {
 import { createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ApiClient, demoVersionsOf } from '../test/support/api-client.ts';
-import { bootstrapIn, spawnServerIn, type ServerProcess } from '../test/support/server-process.ts';
-import {
-	ensureN8n,
-	example,
-	freePort,
-	installTarball,
-	N8nClient,
-	OWNER,
-	packPackage,
-	ROOT,
-	startN8n,
-	type N8n,
-} from '../test/support/real-n8n.ts';
-import { eventually } from '../test/support/eventually.ts';
+import { ApiClient, demoVersionsOf } from '../tooling/api/client.ts';
+import { bootstrapOrg, spawnServer, type ServerProcess } from '../tooling/api/server-process.ts';
+import { ensureN8n, installTarball, packPackage } from '../tooling/n8n/install.ts';
+import { example } from '../tooling/n8n/workflows.ts';
+import { freePort } from '../tooling/processes.ts';
+import { N8nClient } from '../tooling/n8n/client.ts';
+import { OWNER, startN8n, type N8n } from '../tooling/n8n/processes.ts';
+import { ROOT } from '../tooling/root.ts';
+import { eventually } from '../tooling/eventually.ts';
 
 const USAGE = `usage: npm run dev [-- --fresh] [-- --api-port 3000 --n8n-port 5678] [-- --data .dev]
 
@@ -194,7 +188,7 @@ try {
 	let state: State;
 	if (earlier && existsSync(databasePath)) state = { ...earlier, apiPort };
 	else {
-		const demo = bootstrapIn(ROOT, databasePath, 'Demo Training', 'admin@demo.test');
+		const demo = bootstrapOrg(databasePath, 'Demo Training', 'admin@demo.test');
 		state = {
 			apiPort,
 			n8nPort: 0,
@@ -204,8 +198,7 @@ try {
 			mcpToken: randomBytes(24).toString('base64url'),
 		};
 	}
-	api = await spawnServerIn(
-		ROOT,
+	api = await spawnServer(
 		{
 			DATABASE_PATH: databasePath,
 			PORT: String(apiPort),

@@ -20,8 +20,8 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { ROOT } from '../tooling/root.ts';
 
-const ROOT = join(import.meta.dirname, '..');
 const LINES = ['2.x', '1.x'];
 
 function run(command, args, options) {

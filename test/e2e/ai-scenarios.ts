@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { demoVersionsOf, type ApiClient } from '../support/api-client';
+import { demoVersionsOf, type ApiClient } from '../../tooling/api/client';
 import type { LossyProxy } from '../support/lossy-proxy';
-import { eventually } from '../support/eventually';
-import {
-	example,
-	patiently,
-	webhookRows,
-	workflowNode,
-	type N8n,
-	type N8nClient,
-} from '../support/real-n8n';
+import { eventually } from '../../tooling/eventually';
+import { example, webhookRows, workflowNode } from '../../tooling/n8n/workflows';
+import { patiently, type N8n } from '../../tooling/n8n/processes';
+import { type N8nClient } from '../../tooling/n8n/client';
 import { ScriptedModel, type ScriptedCall } from './scripted-model';
 
 /** What the AI scenarios use of the suite around them (one n8n, one API server). */

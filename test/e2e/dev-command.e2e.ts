@@ -2,9 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:net';
-import { ApiClient } from '../support/api-client';
-import { eventually } from '../support/eventually';
-import { freePort, N8nClient, patiently, ROOT, tempRoot } from '../support/real-n8n';
+import { ApiClient } from '../../tooling/api/client';
+import { eventually } from '../../tooling/eventually';
+import { freePort, tempRoot } from '../../tooling/processes';
+import { N8nClient } from '../../tooling/n8n/client';
+import { patiently } from '../../tooling/n8n/processes';
+import { ROOT } from '../../tooling/root';
 
 /**
  * `npm run dev`, run as the README says, in a data folder of its own: what it prints is what a

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildAndPack } from '../support/real-n8n';
+import { buildAndPack } from '../../tooling/n8n/install';
 
 /**
  * The package is built and packed once for the whole end-to-end run, before the suites start: two

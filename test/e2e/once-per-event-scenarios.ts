@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { demoVersionsOf, type ApiClient } from '../support/api-client';
-import { eventually } from '../support/eventually';
+import { demoVersionsOf, type ApiClient } from '../../tooling/api/client';
+import { eventually } from '../../tooling/eventually';
 import type { Receiver } from '../support/receiver';
-import { patiently, workflowNode, type N8n, type N8nClient } from '../support/real-n8n';
+import { patiently, type N8n } from '../../tooling/n8n/processes';
+import { workflowNode } from '../../tooling/n8n/workflows';
+import { type N8nClient } from '../../tooling/n8n/client';
 import type { Topology } from './scenarios';
 
 /** What these scenarios use of the suite around them (one n8n, one API server, one notice receiver). */

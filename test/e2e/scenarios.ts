@@ -5,27 +5,19 @@ import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiClient, demoVersionsOf } from '../support/api-client';
+import { ApiClient, demoVersionsOf } from '../../tooling/api/client';
 import { LossyProxy } from '../support/lossy-proxy';
 import { Receiver } from '../support/receiver';
-import {
-	ensureN8n,
-	example,
-	N8nClient,
-	packPackage,
-	tempRoot,
-	patiently,
-	webhookNode,
-	webhookRows,
-	workflowNode,
-	type N8n,
-	type N8nInstall,
-} from '../support/real-n8n';
-import { STARTED_LOG_LINE, type N8nLine } from '../support/n8n-lines';
+import { ensureN8n, packPackage, type N8nInstall } from '../../tooling/n8n/install';
+import { example, webhookNode, webhookRows, workflowNode } from '../../tooling/n8n/workflows';
+import { N8nClient } from '../../tooling/n8n/client';
+import { tempRoot } from '../../tooling/processes';
+import { patiently, type N8n } from '../../tooling/n8n/processes';
+import { STARTED_LOG_LINE, type N8nLine } from '../../tooling/n8n/lines';
 import { aiToolScenarios } from './ai-scenarios';
 import { oncePerEventScenarios } from './once-per-event-scenarios';
-import { bootstrapOrg, spawnServer, type ServerProcess } from '../support/processes';
-import { eventually } from '../support/eventually';
+import { bootstrapOrg, spawnServer, type ServerProcess } from '../../tooling/api/server-process';
+import { eventually } from '../../tooling/eventually';
 
 /** Which n8n a suite runs, and how: one process, or scaled out in queue mode. */
 export interface Topology {

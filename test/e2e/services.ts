@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { eventually } from '../support/eventually';
-import { freePort, patiently, run, spawnLogged, type Process } from '../support/real-n8n';
+import { eventually } from '../../tooling/eventually';
+import { freePort, run, spawnLogged, type Process } from '../../tooling/processes';
+import { patiently } from '../../tooling/n8n/processes';
 
 // PostgreSQL and Redis for n8n's queue mode: Debian's packages, installed when missing, each run by
 // the harness itself on a free loopback port with its data in the harness's temp folder, and

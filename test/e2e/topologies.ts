@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import type { N8nLine } from '../support/n8n-lines';
-import { installTarball, startN8n, startQueueN8n } from '../support/real-n8n';
+import { type N8nLine } from '../../tooling/n8n/lines';
+import { installTarball } from '../../tooling/n8n/install';
+import { startN8n, startQueueN8n } from '../../tooling/n8n/processes';
 import type { Topology } from './scenarios';
 import { ensureDebianServices, startPostgres, startRedis, type Service } from './services';
 

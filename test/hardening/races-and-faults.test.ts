@@ -1,11 +1,11 @@
-import { eventually } from '../support/eventually';
+import { eventually } from '../../tooling/eventually';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ApiClient } from '../support/api-client';
+import { ApiClient } from '../../tooling/api/client';
 import { createOrg, sessionInput, type TestOrg, serverWithOrg } from '../support/fixtures';
-import { bootstrapOrg, spawnServer } from '../support/processes';
+import { bootstrapOrg, spawnServer } from '../../tooling/api/server-process';
 import { startTestServer, type TestServer } from '../support/test-server';
 
 describe('revocation during a burst', () => {

@@ -6,7 +6,7 @@ import { TRIGGER_EVENT_OPTIONS } from '../../nodes/TrainingLabTrigger/events';
 import { createOrg, type TestOrg } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { TriggerHarness } from './support/trigger';
-import { eventually } from '../support/eventually';
+import { eventually } from '../../tooling/eventually';
 
 let server: TestServer;
 beforeAll(async () => {

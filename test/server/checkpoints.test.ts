@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { checkpointOffThread } from '../../server/src/db/checkpoints.ts';
 import { openDatabase } from '../../server/src/db/connection.ts';
-import { eventually } from '../support/eventually.ts';
+import { eventually } from '../../tooling/eventually.ts';
 import { createOrg, sessionInput } from '../support/fixtures.ts';
 import { startTestServer } from '../support/test-server.ts';
 

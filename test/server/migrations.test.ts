@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase } from '../../server/src/db/connection.ts';
 import { MIGRATIONS, migrate } from '../../server/src/db/migrations.ts';
+import { ROOT } from '../../tooling/root.ts';
 
 // The schema every database must end up with, checked in: a change to an applied migration, or a
 // migration that forgets what an upgrade needs, shows up as a difference from this file.
 // After adding a migration on purpose: UPDATE_SCHEMA_SNAPSHOT=1 npx jest test/server/migrations.test.ts
-const SNAPSHOT = join(__dirname, 'schema.snapshot.sql');
+const SNAPSHOT = join(ROOT, 'test', 'server', 'schema.snapshot.sql');
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'traininglab-migrations-'))));

@@ -1,4 +1,4 @@
-import { ApiClient } from '../support/api-client.ts';
+import { ApiClient } from '../../tooling/api/client.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;

@@ -1,5 +1,5 @@
 import { sessionInput, type TestOrg, serverWithOrg } from '../support/fixtures.ts';
-import { nextLink } from '../support/api-client.ts';
+import { nextLink } from '../../tooling/api/client.ts';
 import { type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;

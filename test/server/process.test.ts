@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { VARIABLE_MEANINGS } from '../../server/src/config.ts';
 import { MIGRATIONS } from '../../server/src/db/migrations.ts';
-import { ApiClient } from '../support/api-client.ts';
-import { bootstrapOrg, ROOT, spawnServer } from '../support/processes.ts';
+import { ApiClient } from '../../tooling/api/client.ts';
+import { bootstrapOrg, spawnServer } from '../../tooling/api/server-process.ts';
+import { ROOT } from '../../tooling/root.ts';
 import { head, RawConnection } from '../support/raw-http.ts';
-import { eventually } from '../support/eventually.ts';
+import { eventually } from '../../tooling/eventually.ts';
 
 let dir: string;
 let env: Record<string, string>;

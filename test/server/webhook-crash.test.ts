@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ApiClient } from '../support/api-client.ts';
-import { bootstrapOrg, spawnServer } from '../support/processes.ts';
+import { ApiClient } from '../../tooling/api/client.ts';
+import { bootstrapOrg, spawnServer } from '../../tooling/api/server-process.ts';
 import { Receiver } from '../support/receiver.ts';
 
 const EVENTS = 1200;

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { createOrg, sessionInput, type TestOrg } from '../support/fixtures.ts';
 import { Receiver, type ReceivedDelivery } from '../support/receiver.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
-import { eventually } from '../support/eventually.ts';
+import { eventually } from '../../tooling/eventually.ts';
 
 let server: TestServer;
 let receiver: Receiver;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOrg } from '../support/fixtures.ts';
-import { ApiClient } from '../support/api-client.ts';
+import { ApiClient } from '../../tooling/api/client.ts';
 import { Receiver } from '../support/receiver.ts';
 import { startTestServer } from '../support/test-server.ts';
 

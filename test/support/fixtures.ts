@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { seedDemo } from '../../server/src/services/demo.ts';
 import type { Actor } from '../../server/src/core/actor.ts';
-import { ApiClient, demoVersionsOf } from './api-client.ts';
+import { ApiClient, demoVersionsOf } from '../../tooling/api/client.ts';
 import { startTestServer, type TestServer } from './test-server.ts';
 
 export interface TestOrg {

@@ -1,4 +1,4 @@
-import { eventually } from './eventually.ts';
+import { eventually } from '../../tooling/eventually.ts';
 import {
 	createServer,
 	type IncomingHttpHeaders,

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ROOT } from '../../tooling/root.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import { startServer, type RunningServer } from '../../server/src/server.ts';
 import type { Clock } from '../../server/src/core/clock.ts';
@@ -15,9 +16,9 @@ export interface TestServer extends RunningServer {
 	stop(): Promise<void>;
 }
 
-/** The worker main.ts passes, located from here (the tests run as CommonJS, without import.meta). */
+/** The worker main.ts passes. */
 export const checkpointWorker = pathToFileURL(
-	join(__dirname, '..', '..', 'server', 'src', 'db', 'checkpoint-worker.ts'),
+	join(ROOT, 'server', 'src', 'db', 'checkpoint-worker.ts'),
 );
 
 /** The real server on a free port with a real SQLite file in a fresh temp folder. */

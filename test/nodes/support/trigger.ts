@@ -1,4 +1,4 @@
-import { eventually } from '../../support/eventually';
+import { eventually } from '../../../tooling/eventually';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';

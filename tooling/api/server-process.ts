@@ -1,8 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-
-// Shared by the test suites (CommonJS under ts-jest) and the benchmark (ES modules under Node):
-// it must not use __dirname or import.meta, so the caller says where the repository is.
+import { ROOT } from '../root.ts';
 
 export interface ServerProcess {
 	child: ChildProcess;
@@ -14,11 +12,11 @@ export interface ServerProcess {
 }
 
 /**
- * Starts the API server of the repository at `root` in its own process and waits for its listening
- * line; `log` names a file that gets its output too; `detached` puts it in a process group of its own.
+ * Starts the API server in its own process — `server/src/main.ts`, or `npm start` itself — and waits
+ * for its listening line; `log` names a file that gets its output too; `detached` puts it in a
+ * process group of its own.
  */
-export async function spawnServerIn(
-	root: string,
+export async function spawnServer(
 	env: Record<string, string>,
 	how: 'node' | 'npm start' = 'node',
 	log?: string,
@@ -27,7 +25,7 @@ export async function spawnServerIn(
 	const [command, args] =
 		how === 'node' ? [process.execPath, ['server/src/main.ts']] : ['npm', ['start']];
 	const child = spawn(command, args, {
-		cwd: root,
+		cwd: ROOT,
 		env: { ...process.env, PORT: '0', ...env },
 		detached,
 	});
@@ -70,19 +68,13 @@ export interface Bootstrapped {
 }
 
 /**
- * Runs the bootstrap command of the repository at `root` on the database at `databasePath`
- * (`--demo`: two labs with a published and a draft version each, two trainers) and returns what
- * its last line of output says.
+ * Runs the bootstrap command on the database at `databasePath` (`--demo`: two labs with a published
+ * and a draft version each, two trainers) and returns what its last line of output says.
  */
-export function bootstrapIn(
-	root: string,
-	databasePath: string,
-	org: string,
-	email: string,
-): Bootstrapped {
+export function bootstrapOrg(databasePath: string, org: string, email: string): Bootstrapped {
 	const args = ['--org', org, '--email', email, '--name', 'Admin', '--demo'];
 	const result = spawnSync(process.execPath, ['server/src/cli/bootstrap.ts', ...args], {
-		cwd: root,
+		cwd: ROOT,
 		env: { ...process.env, DATABASE_PATH: databasePath },
 		encoding: 'utf8',
 	});

@@ -1,0 +1,171 @@
+import { eventually } from '../eventually.ts';
+import { LINE_TRAITS, type N8nLine } from './lines.ts';
+import { OWNER, patiently } from './processes.ts';
+
+/** An execution as n8n's public API lists it (with its data). */
+export interface Execution {
+	id: string;
+	status: string;
+	startedAt: string;
+	stoppedAt?: string | null;
+	data: any;
+}
+
+/** n8n's HTTP APIs: the internal REST API with the owner's session cookie, the public API with an API key. */
+export class N8nClient {
+	readonly url: string;
+	readonly line: N8nLine;
+	#cookie = '';
+	#apiKey = '';
+	#apiKeyId = '';
+
+	constructor(n8n: { url: string; line: N8nLine }) {
+		this.url = n8n.url;
+		this.line = n8n.line;
+	}
+
+	/** Logs in as the owner (by default the one the harness sets up) and makes a public-API key. */
+	async login(email = OWNER.email, password = OWNER.password): Promise<void> {
+		const response = await fetch(`${this.url}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ emailOrLdapLoginId: email, password }),
+		});
+		if (!response.ok)
+			throw new Error(`n8n login failed: ${response.status} ${await response.text()}`);
+		this.#cookie = response.headers
+			.getSetCookie()
+			.map((cookie) => cookie.split(';')[0])
+			.join('; ');
+		const scopes = (await this.rest('GET', '/rest/api-keys/scopes')) as string[];
+		const created = (await this.rest('POST', '/rest/api-keys', {
+			label: `traininglab harness ${new Date().toISOString()}`,
+			scopes,
+			expiresAt: null,
+		})) as { id: string; rawApiKey: string };
+		this.#apiKey = created.rawApiKey;
+		this.#apiKeyId = created.id;
+	}
+
+	/** Deletes the public-API key `login` made (an n8n that lives on, as `npm run dev`'s, keeps none). */
+	async logout(): Promise<void> {
+		if (this.#apiKeyId) await this.rest('DELETE', `/rest/api-keys/${this.#apiKeyId}`);
+		this.#apiKeyId = '';
+	}
+
+	async rest(method: string, path: string, body?: unknown): Promise<unknown> {
+		const response = await fetch(`${this.url}${path}`, {
+			method,
+			headers: { cookie: this.#cookie, ...(body ? { 'content-type': 'application/json' } : {}) },
+			body: body ? JSON.stringify(body) : undefined,
+		});
+		const text = await response.text();
+		if (!response.ok) throw new Error(`n8n ${method} ${path} → ${response.status}: ${text}`);
+		try {
+			return (JSON.parse(text) as { data: unknown }).data;
+		} catch {
+			throw new Error(
+				`n8n ${method} ${path} → ${response.status}, not JSON: ${text.slice(0, 500)}`,
+			);
+		}
+	}
+
+	/** A JSON document the editor loads (e.g. `/types/nodes.json`), with the owner's session. */
+	async editorJson<T = any>(path: string): Promise<T> {
+		const response = await fetch(`${this.url}${path}`, { headers: { cookie: this.#cookie } });
+		const text = await response.text();
+		if (!response.ok)
+			throw new Error(`n8n GET ${path} → ${response.status}: ${text.slice(0, 500)}`);
+		return JSON.parse(text) as T;
+	}
+
+	async api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+		const response = await fetch(`${this.url}/api/v1${path}`, {
+			method,
+			headers: {
+				'x-n8n-api-key': this.#apiKey,
+				...(body ? { 'content-type': 'application/json' } : {}),
+			},
+			body: body ? JSON.stringify(body) : undefined,
+		});
+		const text = await response.text();
+		if (!response.ok) throw new Error(`n8n API ${method} ${path} → ${response.status}: ${text}`);
+		return (text ? JSON.parse(text) : undefined) as T;
+	}
+
+	/** Stores a credential: through the public API, or where the line's refuses ours, the editor's REST API. */
+	async createCredential(
+		name: string,
+		type: string,
+		data: Record<string, unknown>,
+	): Promise<{ id: string }> {
+		if (LINE_TRAITS[this.line].credentials === 'public-api')
+			return await this.api('POST', '/credentials', { name, type, data });
+		return (await this.rest('POST', '/rest/credentials', { name, type, data })) as { id: string };
+	}
+
+	/**
+	 * Activates a workflow and returns once n8n has: at once on 1.x (activation answers when done), on
+	 * 2.x when its background publication has ended. Throws with the triggers' errors if it failed.
+	 */
+	async activate(workflowId: string): Promise<void> {
+		const failure = await this.#activateAndReadFailure(workflowId);
+		if (failure !== undefined) throw new Error(`n8n could not activate the workflow: ${failure}`);
+	}
+
+	/**
+	 * Activates a workflow whose trigger is expected to fail to start, and returns what n8n tells the
+	 * user: the trigger's error in the publication status (2.x publishes in the background), or the
+	 * activate request's answer (1.x).
+	 */
+	async activationFailure(workflowId: string): Promise<string> {
+		const failure = await this.#activateAndReadFailure(workflowId);
+		if (failure === undefined) throw new Error('n8n activated the workflow');
+		return failure;
+	}
+
+	async #activateAndReadFailure(workflowId: string): Promise<string | undefined> {
+		if (LINE_TRAITS[this.line].activation === 'synchronous') {
+			try {
+				await this.api('POST', `/workflows/${workflowId}/activate`);
+				return undefined;
+			} catch (error) {
+				if (!/→ 4\d\d:/.test((error as Error).message)) throw error;
+				return (error as Error).message;
+			}
+		}
+		await this.api('POST', `/workflows/${workflowId}/activate`);
+		const outcome = await eventually(
+			async () => {
+				const status = (await this.rest(
+					'GET',
+					`/rest/workflows/${workflowId}/publication-status`,
+				)) as { status: string; triggers: Array<{ status: string; errorMessage: string | null }> };
+				return !['in_progress', 'not_published'].includes(status.status) && status;
+			},
+			'n8n to finish publishing the workflow',
+			patiently(120_000),
+		);
+		const failed = outcome.triggers.filter((trigger) => trigger.status === 'failed');
+		if (outcome.status !== 'failed' && failed.length === 0) return undefined;
+		return failed.map((trigger) => trigger.errorMessage).join('\n') || JSON.stringify(outcome);
+	}
+
+	/** Executions of a workflow with their data, newest first. */
+	async executions(workflowId: string): Promise<Execution[]> {
+		const page = await this.api<{ data: Execution[] }>(
+			'GET',
+			`/executions?workflowId=${workflowId}&includeData=true&limit=50`,
+		);
+		return page.data;
+	}
+
+	/** The workflow's executions running now (without their data: quick to ask for). */
+	async runningExecutions(workflowId: string): Promise<Array<{ id: string }>> {
+		const page = await this.api<{ data: Array<{ id: string }> }>(
+			'GET',
+			`/executions?workflowId=${workflowId}&status=running&limit=50`,
+		);
+		return page.data;
+	}
+}
