@@ -1,4 +1,4 @@
-import { endToEndSuite } from './scenarios';
+import { endToEndSuite } from './suite';
 import { queueMode } from './topologies';
 
 endToEndSuite(queueMode('2.x'));

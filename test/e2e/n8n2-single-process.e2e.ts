@@ -1,4 +1,4 @@
-import { endToEndSuite } from './scenarios';
+import { endToEndSuite } from './suite';
 import { singleProcess } from './topologies';
 
 endToEndSuite(singleProcess('2.x'));

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { type N8nLine } from '../../tooling/n8n/lines';
 import { installTarball } from '../../tooling/n8n/install';
 import { startN8n, startQueueN8n } from '../../tooling/n8n/processes';
-import type { Topology } from './scenarios';
+import type { Topology } from './context';
 import { ensureDebianServices, startPostgres, startRedis, type Service } from './services';
 
 /** Executions one n8n process runs at once; the suite's other scenarios stay below it. */

@@ -1,31 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { demoVersionsOf, type ApiClient } from '../../tooling/api/client';
-import { eventually } from '../../tooling/eventually';
-import type { Receiver } from '../support/receiver';
-import { patiently, type N8n } from '../../tooling/n8n/processes';
-import { workflowNode } from '../../tooling/n8n/workflows';
-import { type N8nClient } from '../../tooling/n8n/client';
-import type { Topology } from './scenarios';
-
-/** What these scenarios use of the suite around them (one n8n, one API server, one notice receiver). */
-export interface Suite {
-	topology: Topology;
-	n8n(): N8n;
-	client(): N8nClient;
-	notices(): Receiver;
-	org(name: OrgName): {
-		org: { id: string };
-		api_key: string;
-		client: ApiClient;
-	};
-	credential(name: string, baseUrl: string, apiKey: string): Promise<string>;
-	/** Creates a trigger workflow, activates it and waits until its endpoint is registered. */
-	activateTrigger(workflow: object, org: string, webhookPath: string): Promise<string>;
-	/** Adds `count` trainers to the organisation, one after another. */
-	addTrainers(org: string, count: number): Promise<Array<{ user_id: string }>>;
-	/** Waits (up to `timeoutMs`) until every delivery to the organisation's endpoints has succeeded. */
-	deliveriesSettled(org: string, timeoutMs?: number): Promise<Array<{ attempts: number }>>;
-}
+import { demoVersionsOf, type ApiClient } from '../../../tooling/api/client';
+import { eventually } from '../../../tooling/eventually';
+import { patiently } from '../../../tooling/n8n/processes';
+import { workflowNode } from '../../../tooling/n8n/workflows';
+import type { E2e } from '../context';
 
 type OrgName = 'onceOnReceipt' | 'onceWhenFinished' | 'dedupeAfterTrigger' | 'dedupeBeforeEffect';
 
@@ -46,11 +24,11 @@ const EVENTS_PER_MODE = 12;
  * while some executions have not begun ("new": n8n's concurrency limit or the workers' slots hold
  * them) and others run.
  */
-export function oncePerEventScenarios(suite: Suite): void {
+export function oncePerEventScenarios(e2e: E2e): void {
 	/** The notices a path of the receiver got, by the `user_id` of their body. */
 	function noticesByMember(path: string): Map<string, Array<{ key?: string }>> {
 		const byMember = new Map<string, Array<{ key?: string }>>();
-		for (const notice of suite.notices().at(`/${path}`)) {
+		for (const notice of e2e.notices.at(`/${path}`)) {
 			if (notice.method !== 'POST') continue;
 			const { user_id } = JSON.parse(notice.body) as { user_id: string };
 			byMember.set(user_id, [
@@ -63,10 +41,11 @@ export function oncePerEventScenarios(suite: Suite): void {
 
 	/** Every execution of a workflow, without data (n8n's public API, a page of 250). */
 	async function executionsOf(workflowId: string): Promise<ListedExecution[]> {
-		const page = await suite
-			.client()
-			.api<{ data: ListedExecution[] }>('GET', `/executions?workflowId=${workflowId}&limit=250`);
-		const running = await suite.client().runningExecutions(workflowId);
+		const page = await e2e.client.api<{ data: ListedExecution[] }>(
+			'GET',
+			`/executions?workflowId=${workflowId}&limit=250`,
+		);
+		const running = await e2e.client.runningExecutions(workflowId);
 		const listed = new Set(page.data.map((execution) => execution.id));
 		return [
 			...page.data,
@@ -80,7 +59,7 @@ export function oncePerEventScenarios(suite: Suite): void {
 	async function executionsAtRest(workflowId: string): Promise<ListedExecution[]> {
 		let last: ListedExecution[] = [];
 		// In queue mode n8n marks what a killed worker ran as crashed only at its queue recovery check.
-		const waiting = patiently(420_000, suite.n8n().log);
+		const waiting = patiently(420_000, e2e.n8n.log);
 		return eventually(
 			async () => {
 				last = await executionsOf(workflowId);
@@ -97,12 +76,12 @@ export function oncePerEventScenarios(suite: Suite): void {
 
 	/** n8n's retry of an execution, as a person does it from the executions list. */
 	async function retryByHand(executionId: string): Promise<void> {
-		if (suite.n8n().line === '2.x')
-			await suite.client().api('POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
+		if (e2e.n8n.line === '2.x')
+			await e2e.client.api('POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
 		else
-			await suite
-				.client()
-				.rest('POST', `/rest/executions/${executionId}/retry`, { loadWorkflow: false });
+			await e2e.client.rest('POST', `/rest/executions/${executionId}/retry`, {
+				loadWorkflow: false,
+			});
 	}
 
 	/** Sessions titled `Offboarding <user_id>`, counted by member. */
@@ -134,7 +113,7 @@ export function oncePerEventScenarios(suite: Suite): void {
 		const { acknowledge, orgName, credentialId, webhookId, path } = options;
 		const member = `$('${TRIGGER}').item.json.data.user_id`;
 		const eventId = `$('${TRIGGER}').item.json.webhook_id`;
-		const receiver = suite.notices().url;
+		const receiver = e2e.notices.url;
 		const credentials = { trainingLabApi: { id: credentialId, name: orgName } };
 		const post = (name: string, x: number, url: string, extra: object) =>
 			workflowNode(name, 'n8n-nodes-base.httpRequest', x, {
@@ -227,14 +206,13 @@ export function oncePerEventScenarios(suite: Suite): void {
 
 	/** The receiver answers a look-up (`GET /checked-…?webhook_id=`) with how many notices carry that id. */
 	function answerLookUps(): () => void {
-		const previousReply = suite.notices().reply;
-		suite.notices().reply = (delivery) => {
+		const previousReply = e2e.notices.reply;
+		e2e.notices.reply = (delivery) => {
 			const url = new URL(delivery.path, 'http://receiver');
 			if (delivery.method !== 'GET' || !url.pathname.startsWith('/checked-'))
 				return previousReply(delivery);
 			const wanted = url.searchParams.get('webhook_id');
-			const count = suite
-				.notices()
+			const count = e2e.notices
 				.at(url.pathname)
 				.filter((notice) => JSON.parse(notice.body).webhook_id === wanted).length;
 			return {
@@ -243,14 +221,14 @@ export function oncePerEventScenarios(suite: Suite): void {
 				body: JSON.stringify({ count }),
 			};
 		};
-		return () => void (suite.notices().reply = previousReply);
+		return () => void (e2e.notices.reply = previousReply);
 	}
 
 	describe('one Training Lab effect per event: n8n killed in a burst with executions not yet begun and running', () => {
 		it(
 			'whichever way the trigger acknowledges, the API holds exactly one session per event after the restart and every retry',
 			async () => {
-				const n8n = suite.n8n();
+				const n8n = e2e.n8n;
 				const modes = [
 					{ acknowledge: 'onReceipt', orgName: 'onceOnReceipt' },
 					{ acknowledge: 'whenFinished', orgName: 'onceWhenFinished' },
@@ -267,23 +245,19 @@ export function oncePerEventScenarios(suite: Suite): void {
 				}> = [];
 				try {
 					for (const { acknowledge, orgName } of modes) {
-						const { client: api, api_key, org } = suite.org(orgName);
+						const { client: api, api_key, org } = e2e.org(orgName);
 						const webhookId = randomUUID();
 						const path = `once-${acknowledge}-${randomUUID()}`;
 						const workflow = effectWorkflow({
 							acknowledge,
 							orgName,
-							credentialId: await suite.credential(`Training Lab ${orgName}`, api.baseUrl, api_key),
+							credentialId: await e2e.credential(`Training Lab ${orgName}`, api.baseUrl, api_key),
 							publishedVersion: (await demoVersionsOf(api)).published,
 							webhookId,
 							path,
 						});
-						const workflowId = await suite.activateTrigger(
-							workflow,
-							orgName,
-							`${n8n.webhookBase}/webhook/${webhookId}/webhook`,
-						);
-						const members = await suite.addTrainers(orgName, EVENTS_PER_MODE);
+						const workflowId = await e2e.createTrigger(workflow, orgName);
+						const members = await e2e.addTrainers(orgName, EVENTS_PER_MODE);
 						runs.push({ acknowledge, orgName, api, path, workflowId, members, orgId: org.id });
 					}
 					await Promise.all(
@@ -308,7 +282,7 @@ export function oncePerEventScenarios(suite: Suite): void {
 
 					// n8n runs what it had not begun, the API delivers what was not answered; then a person
 					// retries what n8n left unfinished (crashed, or failed in queue mode).
-					await suite.deliveriesSettled('onceWhenFinished', 420_000);
+					await e2e.deliveriesSettled('onceWhenFinished', 420_000);
 					const retried: number[] = [];
 					for (const run of runs) {
 						const ended = await executionsAtRest(run.workflowId);
@@ -323,7 +297,7 @@ export function oncePerEventScenarios(suite: Suite): void {
 						);
 					}
 					const ended = await Promise.all(runs.map((run) => executionsAtRest(run.workflowId)));
-					await suite.deliveriesSettled('onceWhenFinished', 420_000);
+					await e2e.deliveriesSettled('onceWhenFinished', 420_000);
 
 					for (const [index, run] of runs.entries()) {
 						const ids = run.members.map((m) => m.user_id).sort();
@@ -344,7 +318,7 @@ export function oncePerEventScenarios(suite: Suite): void {
 						const count = (status: string) =>
 							atKill[index].filter((e) => e.status === status).length;
 						console.log(
-							`n8n ${n8n.line} (${suite.topology.executors.join(', ')}), acknowledging ${run.acknowledge}: ` +
+							`n8n ${n8n.line} (${e2e.topology.executors.join(', ')}), acknowledging ${run.acknowledge}: ` +
 								`killed with ${count('running')} executions running and ${count('new')} not begun of ` +
 								`${EVENTS_PER_MODE} events; ${ended[index].length} executions in all, ${retried[index]} ` +
 								`retried by hand; ${twice(notices)} events ran to the end twice or more; ` +
@@ -354,8 +328,7 @@ export function oncePerEventScenarios(suite: Suite): void {
 					}
 				} finally {
 					stopAnswering();
-					for (const run of runs)
-						await suite.client().api('POST', `/workflows/${run.workflowId}/deactivate`);
+					for (const run of runs) await e2e.deactivate(run.workflowId);
 				}
 			},
 			20 * 60_000,
@@ -363,7 +336,7 @@ export function oncePerEventScenarios(suite: Suite): void {
 	});
 
 	// Measured in n8n 2.x in one process only: what Remove Duplicates does where a user puts it.
-	if (suite.topology.line === '2.x' && !suite.topology.queue)
+	if (e2e.topology.line === '2.x' && !e2e.topology.queue)
 		describe('Remove Duplicates in a workflow answered when it has finished, n8n killed while executions run', () => {
 			// Remove Duplicates records a value while its node runs, before what follows it has run. And
 			// it keeps a workflow's values in one record that each execution reads and writes back:
@@ -379,10 +352,10 @@ export function oncePerEventScenarios(suite: Suite): void {
 			] as const)(
 				'%s: n8n killed with 10 executions paused after it or before it, the API delivers them again: %s',
 				async (_, placement, orgName, outcome) => {
-					const n8n = suite.n8n();
-					const { client: api, api_key, org } = suite.org(orgName);
+					const n8n = e2e.n8n;
+					const { client: api, api_key, org } = e2e.org(orgName);
 					const path = `dedupe-${randomUUID()}`;
-					const credentialId = await suite.credential(`dedupe ${placement}`, api.baseUrl, api_key);
+					const credentialId = await e2e.credential(`dedupe ${placement}`, api.baseUrl, api_key);
 					const webhookId = randomUUID();
 					// "Paused" tells the receiver an execution has reached the pause.
 					const order =
@@ -411,7 +384,7 @@ export function oncePerEventScenarios(suite: Suite): void {
 								typeVersion: 4.2,
 								parameters: {
 									method: 'POST',
-									url: `${suite.notices().url}/paused-${path}`,
+									url: `${e2e.notices.url}/paused-${path}`,
 									sendBody: true,
 									bodyParameters: {
 										parameters: [
@@ -429,7 +402,7 @@ export function oncePerEventScenarios(suite: Suite): void {
 								typeVersion: 4.2,
 								parameters: {
 									method: 'POST',
-									url: `${suite.notices().url}/${path}`,
+									url: `${e2e.notices.url}/${path}`,
 									sendBody: true,
 									bodyParameters: {
 										parameters: [
@@ -449,13 +422,9 @@ export function oncePerEventScenarios(suite: Suite): void {
 								]),
 						),
 					};
-					const workflowId = await suite.activateTrigger(
-						workflow,
-						orgName,
-						`${n8n.webhookBase}/webhook/${webhookId}/webhook`,
-					);
+					const workflowId = await e2e.createTrigger(workflow, orgName);
 					try {
-						const members = await suite.addTrainers(orgName, 10);
+						const members = await e2e.addTrainers(orgName, 10);
 						await Promise.all(
 							members.map((m) => api.delete(`/orgs/${org.id}/members/${m.user_id}`)),
 						);
@@ -467,7 +436,7 @@ export function oncePerEventScenarios(suite: Suite): void {
 						);
 						await n8n.kill();
 						await n8n.restart();
-						await suite.deliveriesSettled(orgName, 240_000);
+						await e2e.deliveriesSettled(orgName, 240_000);
 						await executionsAtRest(workflowId);
 						const noticed = [...noticesByMember(path).keys()];
 						if (outcome === 'none lost') expect(noticed).toHaveLength(10);
@@ -477,7 +446,7 @@ export function oncePerEventScenarios(suite: Suite): void {
 								`5 s pause: ${noticed.length} of 10 events reached the effect after the API delivered them again`,
 						);
 					} finally {
-						await suite.client().api('POST', `/workflows/${workflowId}/deactivate`);
+						await e2e.deactivate(workflowId);
 					}
 				},
 				8 * 60_000,

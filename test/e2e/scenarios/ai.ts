@@ -1,37 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { demoVersionsOf, type ApiClient } from '../../tooling/api/client';
-import type { LossyProxy } from '../support/lossy-proxy';
-import { eventually } from '../../tooling/eventually';
-import { example, webhookRows, workflowNode } from '../../tooling/n8n/workflows';
-import { patiently, type N8n } from '../../tooling/n8n/processes';
-import { type N8nClient } from '../../tooling/n8n/client';
+import { demoVersionsOf, type ApiClient } from '../../../tooling/api/client';
+import { eventually } from '../../../tooling/eventually';
+import { example, webhookRows, workflowNode } from '../../../tooling/n8n/workflows';
+import { patiently } from '../../../tooling/n8n/processes';
+import type { E2e } from '../context';
 import { ScriptedModel, type ScriptedCall } from './scripted-model';
-
-/** What the AI scenarios use of the suite around them (one n8n, one API server). */
-export interface Suite {
-	n8n(): N8n;
-	client(): N8nClient;
-	proxy(): LossyProxy;
-	org(name: 'tools' | 'agent' | 'retry'): {
-		org: { id: string };
-		api_key: string;
-		client: ApiClient;
-	};
-	credential(name: string, baseUrl: string, apiKey: string): Promise<string>;
-	importExample(
-		name: string,
-		replacements: Record<string, string>,
-	): Promise<{ id: string; workflow: any }>;
-	/** Waits for the workflow's executions until `done` holds for them. */
-	executions(
-		workflowId: string,
-		done: (executions: Array<{ id: string; status: string; data: any }>) => boolean,
-	): Promise<Array<{ id: string; status: string; data: any }>>;
-	executors: string[];
-	executedBy(executionId: string): string;
-}
 
 async function sessionIdsTitled(api: ApiClient, title: string): Promise<string[]> {
 	return (await api.getAll('/sessions?limit=200')).items
@@ -40,7 +15,8 @@ async function sessionIdsTitled(api: ApiClient, title: string): Promise<string[]
 		.sort();
 }
 
-export function aiToolScenarios(suite: Suite): void {
+/** The node as AI tools: behind an MCP Server Trigger, in an AI Agent, and n8n's retry of a failed execution. */
+export function aiToolScenarios(e2e: E2e): void {
 	describe('the tools behind an MCP Server Trigger (examples/mcp-server.json), called by an MCP client', () => {
 		const token = `mcp-${randomUUID()}`;
 		let mcp: Client;
@@ -60,19 +36,19 @@ export function aiToolScenarios(suite: Suite): void {
 		}
 
 		beforeAll(async () => {
-			const tools = suite.org('tools');
+			const tools = e2e.org('tools');
 			api = tools.client;
 			versions = await demoVersionsOf(api);
-			const credentialId = await suite.credential('Training Lab tools', api.baseUrl, tools.api_key);
-			const bearer = await suite
-				.client()
-				.createCredential("MCP clients' token", 'httpBearerAuth', { token });
-			const { id } = await suite.importExample('mcp-server', {
+			const credentialId = await e2e.credential('Training Lab tools', api.baseUrl, tools.api_key);
+			const bearer = await e2e.client.createCredential("MCP clients' token", 'httpBearerAuth', {
+				token,
+			});
+			const { id } = await e2e.importExample('mcp-server', {
 				YOUR_CREDENTIAL_ID: credentialId,
 				YOUR_MCP_BEARER_CREDENTIAL_ID: bearer.id,
 			});
-			await suite.client().api('POST', `/workflows/${id}/activate`);
-			const url = new URL(`${suite.n8n().webhookBase}/mcp/training-lab`);
+			await e2e.activate(id);
+			const url = new URL(`${e2e.n8n.webhookBase}/mcp/training-lab`);
 			mcp = await eventually(
 				async () => {
 					const client = new Client({ name: 'traininglab-e2e', version: '1.0.0' });
@@ -84,7 +60,7 @@ export function aiToolScenarios(suite: Suite): void {
 					return client;
 				},
 				'the MCP server to answer',
-				patiently(60_000, suite.n8n().log),
+				patiently(60_000, e2e.n8n.log),
 			);
 		}, 120_000);
 
@@ -121,7 +97,7 @@ export function aiToolScenarios(suite: Suite): void {
 			const me = await call('Who_am_I', {});
 			expect(JSON.parse(me.text)).toEqual([
 				expect.objectContaining({
-					org: expect.objectContaining({ id: suite.org('tools').org.id }),
+					org: expect.objectContaining({ id: e2e.org('tools').org.id }),
 				}),
 			]);
 			const args = {
@@ -150,7 +126,7 @@ export function aiToolScenarios(suite: Suite): void {
 		});
 
 		it('add a member, remove them in the API, add again: the member is there', async () => {
-			const orgId = suite.org('tools').org.id;
+			const orgId = e2e.org('tools').org.id;
 			const args = { email: 'again@mcp.test', name: 'Again', role: 'Trainer' };
 			const added = JSON.parse((await call('Add_member', args)).text)[0];
 			expect(added).toMatchObject({ email: 'again@mcp.test', role: 'trainer' });
@@ -202,11 +178,11 @@ export function aiToolScenarios(suite: Suite): void {
 
 		beforeAll(async () => {
 			model = await ScriptedModel.start();
-			const agent = suite.org('agent');
+			const agent = e2e.org('agent');
 			api = agent.client;
 			versions = await demoVersionsOf(api);
-			const credentialId = await suite.credential('Training Lab agent', api.baseUrl, agent.api_key);
-			const openAi = await suite.client().createCredential('Scripted model', 'openAiApi', {
+			const credentialId = await e2e.credential('Training Lab agent', api.baseUrl, agent.api_key);
+			const openAi = await e2e.client.createCredential('Scripted model', 'openAiApi', {
 				apiKey: 'sk-scripted',
 				url: model.url,
 				header: false,
@@ -224,13 +200,13 @@ export function aiToolScenarios(suite: Suite): void {
 				['example', shipped],
 				['toolsFailing', toolsFailing],
 			] as const) {
-				const { id } = await suite.client().api<{ id: string }>('POST', '/workflows', workflow);
-				await suite.client().api('POST', `/workflows/${id}/activate`);
-				const url = `${suite.n8n().webhookBase}/webhook/${workflow.nodes[0].webhookId}/chat`;
+				const id = await e2e.create(workflow);
+				await e2e.activate(id);
+				const url = `${e2e.n8n.webhookBase}/webhook/${workflow.nodes[0].webhookId}/chat`;
 				await eventually(
 					async () => (await fetch(url, { method: 'POST', body: '{}' })).status !== 404,
 					'the chat webhook to be registered',
-					patiently(60_000, suite.n8n().log),
+					patiently(60_000, e2e.n8n.log),
 				);
 				chatUrls[name] = url;
 				if (name === 'toolsFailing') toolsFailingId = id;
@@ -292,7 +268,7 @@ export function aiToolScenarios(suite: Suite): void {
 					args: { title: 'Refused, tool failing', lab_version_id: versions.draft, capacity: 4 },
 				},
 			];
-			if (suite.n8n().line === '2.x') {
+			if (e2e.n8n.line === '2.x') {
 				const [result] = await chat(calls, chatUrls.toolsFailing);
 				expect(result).toMatch(/draft.*\(HTTP 409, Error code: lab_version_not_published\)/s);
 			} else {
@@ -300,7 +276,7 @@ export function aiToolScenarios(suite: Suite): void {
 					status: 500,
 					text: JSON.stringify({ message: 'Error in workflow' }),
 				});
-				const [failed] = await suite.executions(toolsFailingId, (executions) =>
+				const [failed] = await e2e.executions(toolsFailingId, (executions) =>
 					executions.some((execution) => execution.status === 'error'),
 				);
 				expect(failed.data.resultData.error.message).toMatch(
@@ -313,14 +289,14 @@ export function aiToolScenarios(suite: Suite): void {
 
 	describe("n8n's retry of a failed execution", () => {
 		it('a bulk run whose API went away half-way, retried in n8n, ends with every session exactly once', async () => {
-			const retry = suite.org('retry');
-			const proxy = suite.proxy();
+			const retry = e2e.org('retry');
+			const proxy = e2e.proxy;
 			const { published } = await demoVersionsOf(retry.client);
-			const credentialId = await suite.credential('Training Lab retry', proxy.url, retry.api_key);
+			const credentialId = await e2e.credential('Training Lab retry', proxy.url, retry.api_key);
 			const path = randomUUID();
 			const rows = Array.from({ length: 20 }, (_, index) => ({ title: `Retried ${index + 1}` }));
 			const start = webhookRows(path, rows);
-			const { id } = await suite.client().api<{ id: string }>('POST', '/workflows', {
+			const id = await e2e.create({
 				name: 'Bulk creation that fails half-way',
 				nodes: [
 					...start.nodes,
@@ -342,18 +318,18 @@ export function aiToolScenarios(suite: Suite): void {
 				},
 				settings: { executionOrder: 'v1' },
 			});
-			await suite.client().api('POST', `/workflows/${id}/activate`);
+			await e2e.activate(id);
 
 			// From the 11th create on, the API cannot be reached.
 			let creates = 0;
 			proxy.refuse = (req) => req.method === 'POST' && ++creates > 10;
-			const url = `${suite.n8n().webhookBase}/webhook/${path}`;
+			const url = `${e2e.n8n.webhookBase}/webhook/${path}`;
 			await eventually(
 				async () => (await fetch(url, { method: 'POST' })).ok,
 				'the webhook',
 				patiently(60_000),
 			);
-			const [failed] = await suite.executions(
+			const [failed] = await e2e.executions(
 				id,
 				(executions) => executions.length === 1 && executions[0].status === 'error',
 			);
@@ -370,8 +346,8 @@ export function aiToolScenarios(suite: Suite): void {
 
 			// The API is back; the execution is retried as a person does from the executions list.
 			proxy.refuse = () => false;
-			await suite.client().api('POST', `/executions/${failed.id}/retry`, { loadWorkflow: false });
-			const executions = await suite.executions(
+			await e2e.client.api('POST', `/executions/${failed.id}/retry`, { loadWorkflow: false });
+			const executions = await e2e.executions(
 				id,
 				(all) =>
 					all.length === 2 &&
@@ -379,9 +355,8 @@ export function aiToolScenarios(suite: Suite): void {
 			);
 			const retried = executions.find((execution) => execution.id !== failed.id)!;
 			expect(retried.status).toBe('success');
-			expect(suite.executors).toContain(suite.executedBy(retried.id));
+			expect(e2e.topology.executors).toContain(e2e.executedBy(retried.id));
 			expect(await titles()).toEqual(rows.map((row) => row.title).sort());
-			await suite.client().api('POST', `/workflows/${id}/deactivate`);
 		}, 180_000);
 	});
 }

@@ -1,0 +1,406 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { ApiClient } from '../../tooling/api/client';
+import { bootstrapOrg, type ServerProcess } from '../../tooling/api/server-process';
+import { eventually } from '../../tooling/eventually';
+import type { N8nClient, Execution } from '../../tooling/n8n/client';
+import type { N8nInstall } from '../../tooling/n8n/install';
+import type { N8nLine } from '../../tooling/n8n/lines';
+import { patiently, type N8n } from '../../tooling/n8n/processes';
+import { example, workflowNode } from '../../tooling/n8n/workflows';
+import type { LossyProxy } from '../support/lossy-proxy';
+import type { Receiver } from '../support/receiver';
+
+/** Which n8n a suite runs, and how: one process, or scaled out in queue mode. */
+export interface Topology {
+	line: N8nLine;
+	/** Starts n8n with the packed package (`tarball`) installed, every file below `work`. */
+	start(install: N8nInstall, work: string, tarball: string): Promise<N8n>;
+	/** Which processes run executions: `['main']`, or the workers' names. */
+	executors: string[];
+	/** Scaled out: executions queued in Redis for workers. */
+	queue: boolean;
+}
+
+/** An organisation of the suite's API server: its admin's key and a client acting with it. */
+export interface Org {
+	org: { id: string };
+	api_key: string;
+	client: ApiClient;
+}
+
+/** A delivery to one of an organisation's endpoints, as the API server's database holds it. */
+export interface Delivery {
+	event_id: string;
+	status: string;
+	attempts: number;
+	last_status_code: number | null;
+	last_error: string | null;
+}
+
+/**
+ * What every scenario module works with: one n8n of the suite's topology, one API server (rate limit
+ * 60 requests per 10 s, retries within seconds), a lossy proxy in front of it, a receiver of the
+ * notices workflows send, and the helpers the scenarios share. The suite (suite.ts) fills the fields
+ * in its beforeAll; scenarios read them in their tests.
+ */
+export class E2e {
+	work!: string;
+	databasePath!: string;
+	api!: ServerProcess;
+	n8n!: N8n;
+	client!: N8nClient;
+	proxy!: LossyProxy;
+	notices!: Receiver;
+	readonly #orgs = new Map<string, Org>();
+	/** Workflows the running test activated: deactivated after it, whatever its outcome. */
+	readonly #active = new Set<string>();
+
+	constructor(readonly topology: Topology) {}
+
+	/**
+	 * The organisation `name` ("E2E <name>", admin `<name in kebab-case>@e2e.test`), made by the
+	 * bootstrap command the first time a scenario asks for it.
+	 */
+	org(name: string): Org {
+		let org = this.#orgs.get(name);
+		if (!org) {
+			const email = `${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}@e2e.test`;
+			const made = bootstrapOrg(this.databasePath, `E2E ${name}`, email);
+			org = { ...made, client: new ApiClient(this.api.url, made.api_key) };
+			this.#orgs.set(name, org);
+		}
+		return org;
+	}
+
+	async credential(name: string, baseUrl: string, apiKey: string): Promise<string> {
+		return (await this.client.createCredential(name, 'trainingLabApi', { baseUrl, apiKey })).id;
+	}
+
+	/** A Training Lab credential for the organisation `org`, named after it. */
+	async credentialOf(org: string, baseUrl = this.api.url): Promise<string> {
+		return this.credential(`Training Lab ${org}`, baseUrl, this.org(org).api_key);
+	}
+
+	/** Stores a workflow in n8n; returns its id. */
+	async create(workflow: object): Promise<string> {
+		return (await this.client.api<{ id: string }>('POST', '/workflows', workflow)).id;
+	}
+
+	async importExample(
+		name: string,
+		replacements: Record<string, string>,
+	): Promise<{ id: string; workflow: any }> {
+		const workflow = example(name, replacements);
+		return { id: await this.create(workflow), workflow };
+	}
+
+	/**
+	 * Activates a workflow (n8n has published it). One activated by a test is deactivated after it,
+	 * whatever its outcome; one activated in a `beforeAll` stays for the tests that share it.
+	 */
+	async activate(workflowId: string): Promise<void> {
+		this.#cleanUpAfterTest(workflowId);
+		await this.client.activate(workflowId);
+	}
+
+	/** Activates a workflow whose trigger is expected to fail to start; returns what n8n tells the user. */
+	async activationFailure(workflowId: string): Promise<string> {
+		this.#cleanUpAfterTest(workflowId);
+		return this.client.activationFailure(workflowId);
+	}
+
+	#cleanUpAfterTest(workflowId: string): void {
+		if (expect.getState().currentTestName !== undefined) this.#active.add(workflowId);
+	}
+
+	/** Activates a trigger workflow: published, and its endpoint registered in the API. */
+	async activateTrigger(workflowId: string, org: string, webhookUrl: string): Promise<void> {
+		await this.activate(workflowId);
+		await eventually(
+			async () => (await this.endpointsOf(org)).some((endpoint) => endpoint.url === webhookUrl),
+			'the trigger to register its endpoint',
+			patiently(60_000, this.n8n.log),
+		);
+	}
+
+	/** Stores a trigger workflow (its Training Lab Trigger first) and activates it; returns its id. */
+	async createTrigger(workflow: { nodes: object[] }, org: string): Promise<string> {
+		const id = await this.create(workflow);
+		await this.activateTrigger(id, org, this.webhookUrlOf(workflow));
+		return id;
+	}
+
+	/** Deactivates a workflow now. */
+	async deactivate(workflowId: string): Promise<void> {
+		this.#active.delete(workflowId);
+		await this.client.api('POST', `/workflows/${workflowId}/deactivate`);
+	}
+
+	/** Deactivates a trigger workflow and waits until the organisation has no endpoint left. */
+	async deactivateTrigger(workflowId: string, org: string): Promise<void> {
+		await this.deactivate(workflowId);
+		await eventually(
+			async () => (await this.endpointsOf(org)).length === 0,
+			'every endpoint to be deleted',
+			patiently(30_000, this.n8n.log),
+		);
+	}
+
+	/** Deactivates what the test left active (the suite's afterEach). */
+	async deactivateLeftovers(): Promise<void> {
+		for (const workflowId of [...this.#active]) await this.deactivate(workflowId);
+	}
+
+	/** The items a node of an execution output (its first run, first output). */
+	nodeOutput(execution: { data: any }, node: string): any[] {
+		return (execution.data.resultData.runData[node]?.[0]?.data?.main?.[0] ?? []).map(
+			(item: { json: unknown }) => item.json,
+		);
+	}
+
+	/** The process that ran an execution: a worker whose log says it started it, or else main. */
+	executedBy(executionId: string): string {
+		const worker = Object.entries(this.n8n.workerLogs).find(([, log]) =>
+			readFileSync(log, 'utf8').includes(`Worker started execution ${executionId} (`),
+		);
+		return worker?.[0] ?? 'main';
+	}
+
+	/** Waits for the workflow's executions until `done` holds for them; returns them. */
+	executions(
+		workflowId: string,
+		done: (executions: Execution[]) => boolean,
+		what = 'the executions',
+		timeoutMs = 120_000,
+	): Promise<Execution[]> {
+		return eventually(
+			async () => {
+				const executions = await this.client.executions(workflowId);
+				return done(executions) && executions;
+			},
+			what,
+			patiently(timeoutMs, this.n8n.log),
+		);
+	}
+
+	/**
+	 * Waits for the first execution of a workflow to succeed and checks it ran where the topology runs
+	 * executions (a worker in queue mode).
+	 */
+	async firstExecution(workflowId: string, timeoutMs: number): Promise<Execution> {
+		const [execution] = await this.executions(
+			workflowId,
+			(all) => all.length > 0 && all[0].status === 'success',
+			'the execution',
+			timeoutMs,
+		);
+		expect(this.topology.executors).toContain(this.executedBy(execution.id));
+		return execution;
+	}
+
+	/** Waits until the workflow has `count` successful executions; returns them. */
+	async successfulExecutions(workflowId: string, count: number): Promise<Execution[]> {
+		const all = await this.executions(
+			workflowId,
+			(executions) => executions.filter((e) => e.status === 'success').length >= count,
+			'a successful execution per removal',
+			300_000,
+		);
+		return all.filter((e) => e.status === 'success');
+	}
+
+	/** A workflow of one Activity Trigger polling every minute (n8n polls at most once a minute). */
+	activityWorkflow(name: string, credentialId: string, events: string[]) {
+		return {
+			name,
+			nodes: [
+				{
+					id: randomUUID(),
+					name: 'Activity',
+					type: 'n8n-nodes-traininglab.trainingLabActivityTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events },
+					credentials: { trainingLabApi: { id: credentialId, name } },
+				},
+			],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+		};
+	}
+
+	async endpointsOf(
+		org: string,
+	): Promise<Array<{ id: string; url: string; event_types: string[] }>> {
+		const { client, org: of } = this.org(org);
+		return (await client.get(`/orgs/${of.id}/webhooks`)).body;
+	}
+
+	/** The organisation's deliveries, read from the API server's database (a closed org cannot ask). */
+	deliveriesOf(org: string): Delivery[] {
+		const db = new Database(this.databasePath, { readonly: true });
+		try {
+			return db
+				.prepare(
+					`SELECT d.event_id, d.status, d.attempts, d.last_status_code, d.last_error
+					 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+					 WHERE w.org_id = ?`,
+				)
+				.all(this.org(org).org.id) as Delivery[];
+		} finally {
+			db.close();
+		}
+	}
+
+	/**
+	 * Waits until every delivery to the organisation's endpoints is final and succeeded: with nothing
+	 * pending or to be retried, no further execution can be started by them.
+	 */
+	async deliveriesSettled(org: string, timeoutMs = 60_000): Promise<Delivery[]> {
+		const waiting = patiently(timeoutMs, this.n8n.log);
+		return eventually(
+			async () => {
+				const deliveries = this.deliveriesOf(org);
+				return (
+					deliveries.length > 0 && deliveries.every((d) => d.status === 'succeeded') && deliveries
+				);
+			},
+			'every delivery to be final',
+			{
+				...waiting,
+				explain: () =>
+					`${JSON.stringify(this.deliveriesOf(org).filter((d) => d.status !== 'succeeded'))}\n${waiting.explain!()}`,
+			},
+		);
+	}
+
+	/** Adds `count` trainers to the organisation `org`, one after another. */
+	async addTrainers(org: string, count: number): Promise<Array<{ user_id: string }>> {
+		const { client, org: of } = this.org(org);
+		const members = [];
+		for (let i = 0; i < count; i++)
+			members.push(
+				(
+					await client.post(`/orgs/${of.id}/members`, {
+						email: `${org}-${i}@e2e.test`,
+						name: `${org[0].toUpperCase()}${org.slice(1)} ${i}`,
+						role: 'trainer',
+					})
+				).body,
+			);
+		return members;
+	}
+
+	/**
+	 * An active copy of examples/react-to-member-removal.json on its own webhook path, for the
+	 * organisation `org`, which ends by posting each notice to the `notices` receiver (`noticesSent`);
+	 * `adjust` changes the example first. Returns the workflow's id.
+	 */
+	async memberRemovalTrigger(org: string, adjust?: (workflow: any) => void): Promise<string> {
+		const credentialId = await this.credentialOf(org);
+		const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });
+		workflow.nodes[0].webhookId = randomUUID();
+		adjust?.(workflow);
+		// The notice leaves n8n: an event run twice under one execution id shows here, not in n8n's list.
+		workflow.nodes.push(this.noticeNode(org, 'user_id', '={{ $json.user_id }}', 330));
+		workflow.connections['Offboarding notice'] = {
+			main: [[{ node: 'Send notice', type: 'main', index: 0 }]],
+		};
+		return this.createTrigger(workflow, org);
+	}
+
+	/** Where n8n serves a workflow's Training Lab Trigger (its first node). */
+	webhookUrlOf(workflow: { nodes: object[] }): string {
+		const { webhookId } = workflow.nodes[0] as { webhookId?: string };
+		return `${this.n8n.webhookBase}/webhook/${webhookId}/webhook`;
+	}
+
+	/**
+	 * Adjusts the member-removal example: Acknowledge Deliveries "when the workflow has finished", and
+	 * a pause of `seconds` before the notice, so that executions are running when a part goes down.
+	 */
+	answeredWhenFinished(seconds: number) {
+		return (workflow: any) => {
+			workflow.nodes[0].parameters.acknowledge = 'whenFinished';
+			workflow.nodes.push(
+				workflowNode('Pause', 'n8n-nodes-base.wait', 110, {
+					typeVersion: 1.1,
+					parameters: { resume: 'timeInterval', amount: seconds, unit: 'seconds' },
+				}),
+			);
+			workflow.connections = {
+				'Member removed': { main: [[{ node: 'Pause', type: 'main', index: 0 }]] },
+				Pause: { main: [[{ node: 'Offboarding notice', type: 'main', index: 0 }]] },
+			};
+		};
+	}
+
+	/** A node named "Send notice" that posts `{ [field]: value }` to the `notices` receiver at `/<path>`. */
+	noticeNode(path: string, field: string, value: string, x: number) {
+		return workflowNode('Send notice', 'n8n-nodes-base.httpRequest', x, {
+			typeVersion: 4.2,
+			parameters: {
+				method: 'POST',
+				url: `${this.notices.url}/${path}`,
+				sendBody: true,
+				bodyParameters: { parameters: [{ name: field, value }] },
+				options: {},
+			},
+		});
+	}
+
+	/** The `field` of every notice posted to `/<path>` (see `noticeNode`), once per notice, sorted. */
+	noticesSent(path: string, field = 'user_id'): string[] {
+		return this.notices
+			.at(`/${path}`)
+			.map((notice) => (JSON.parse(notice.body) as Record<string, string>)[field])
+			.sort();
+	}
+
+	/** The members the successful executions of the member-removal example notified, sorted. */
+	notifiedMembers(executions: Array<{ status: string; data: any }>): string[] {
+		return executions
+			.filter((execution) => execution.status === 'success')
+			.flatMap((execution) => this.nodeOutput(execution, 'Offboarding notice'))
+			.map((item) => item.user_id)
+			.sort();
+	}
+
+	/**
+	 * Runs a schedule-triggered workflow for real, once: its Monday schedule is replaced by a one-off
+	 * time 10 seconds ahead (cron with seconds, in UTC), the workflow is activated, the execution
+	 * awaited, and the workflow deactivated again.
+	 */
+	async runOnSchedule(workflow: any, workflowId: string): Promise<Execution> {
+		const at = new Date(Date.now() + 10_000);
+		const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} *`;
+		workflow.nodes[0].parameters.rule = {
+			interval: [{ field: 'cronExpression', expression: cron }],
+		};
+		workflow.settings = { ...workflow.settings, timezone: 'UTC' };
+		await this.client.api('PUT', `/workflows/${workflowId}`, {
+			name: workflow.name,
+			nodes: workflow.nodes,
+			connections: workflow.connections,
+			settings: workflow.settings,
+		});
+		const before = new Set(
+			(await this.client.executions(workflowId)).map((execution) => execution.id),
+		);
+		await this.activate(workflowId);
+		try {
+			return await eventually(
+				async () => {
+					const found = (await this.client.executions(workflowId)).find((e) => !before.has(e.id));
+					return found && !['new', 'running', 'waiting'].includes(found.status) && found;
+				},
+				'the scheduled execution to finish',
+				patiently(8 * 60_000, this.n8n.log),
+			);
+		} finally {
+			await this.deactivate(workflowId);
+		}
+	}
+}
