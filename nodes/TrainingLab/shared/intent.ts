@@ -45,8 +45,10 @@ interface RunOfNode {
 	runIndex: number;
 	/** The Training Lab event each input item descends from (undefined: none, or not one alone). */
 	events: Array<string | undefined>;
-	/** Each input item's place among the items of the same event (or, without one, of the run); none
-	 * where no item descends from an event (the item's index then). */
+	/**
+	 * Each input item's place among the items of the same event (or, without one, of the run); empty
+	 * where no item descends from an event, and the item's index serves.
+	 */
 	placeAmongItsEvent: number[];
 }
 
