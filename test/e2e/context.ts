@@ -56,6 +56,8 @@ export class E2e {
 	readonly #orgs = new Map<string, Org>();
 	/** Workflows the running test activated: deactivated after it, whatever its outcome. */
 	readonly #active = new Set<string>();
+	/** Whether a test runs (not a beforeAll, whose workflows stay for the tests that share them). */
+	#inTest = false;
 
 	constructor(readonly topology: Topology) {}
 
@@ -112,7 +114,18 @@ export class E2e {
 	}
 
 	#cleanUpAfterTest(workflowId: string): void {
-		if (expect.getState().currentTestName !== undefined) this.#active.add(workflowId);
+		if (this.#inTest) this.#active.add(workflowId);
+	}
+
+	/** A test starts (the suite's beforeEach): what it activates is deactivated after it. */
+	testStarts(): void {
+		this.#inTest = true;
+	}
+
+	/** A test has ended (the suite's afterEach): deactivates what it left active. */
+	async testEnded(): Promise<void> {
+		this.#inTest = false;
+		for (const workflowId of [...this.#active]) await this.deactivate(workflowId);
 	}
 
 	/** Activates a trigger workflow: published, and its endpoint registered in the API. */
@@ -146,11 +159,6 @@ export class E2e {
 			'every endpoint to be deleted',
 			patiently(30_000, this.n8n.log),
 		);
-	}
-
-	/** Deactivates what the test left active (the suite's afterEach). */
-	async deactivateLeftovers(): Promise<void> {
-		for (const workflowId of [...this.#active]) await this.deactivate(workflowId);
 	}
 
 	/** The items a node of an execution output (its first run, first output). */

@@ -48,7 +48,8 @@ export function endToEndSuite(topology: Topology): void {
 		await startPollingEarly(e2e);
 	}, 20 * 60_000);
 
-	afterEach(() => e2e.deactivateLeftovers());
+	beforeEach(() => e2e.testStarts());
+	afterEach(() => e2e.testEnded());
 
 	afterAll(async () => {
 		await e2e.n8n?.stop();
