@@ -39,7 +39,7 @@ const median = (values: number[]) => {
 	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 console.log(
-	`\nNode ${process.version}, ${cpus().length} × ${cpus()[0].model}; ${Math.round((Date.now() - started) / 1000)} s in all; n8n ${n8nVersion()}\n`,
+	`\nNode ${process.version}, ${cpus().length} × ${cpus()[0].model}; ${Math.round((Date.now() - started) / 1000)} s in all; n8n ${n8nVersion()}${SMOKE ? '; smoke run: every workload once at a few items (the labels give the full sizes), not judged' : ''}\n`,
 );
 console.log('| work | ours (median, range) | n8n’s own node | ratio | ranges overlap | target |');
 console.log('|---|---|---|---|---|---|');
