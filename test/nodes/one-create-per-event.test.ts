@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
-import { createOrg, type TestOrg } from '../support/fixtures';
-import { startTestServer, type TestServer } from '../support/test-server';
-import { byId, json } from '../support/node-runner';
+import type { TestOrg } from '../support/fixtures';
+import type { TestServer } from '../support/test-server';
+import { createSessionParameters, json } from '../support/node-runner';
 import { retryAfterCrash, retryExecution, runTrainingLab, type RunOptions } from '../support/n8n';
-import { LossyProxy } from '../support/lossy-proxy';
+import type { LossyProxy } from '../support/lossy-proxy';
+import { serverBehindProxy, sessionsTitled as countTitled } from './support/server-behind-proxy';
 
 // A create in a workflow started by a Training Lab event is keyed on that event: however often n8n
 // runs the event (the API's redelivery, n8n's re-run at start, a retry by hand, a second webhook
@@ -14,37 +15,13 @@ import { LossyProxy } from '../support/lossy-proxy';
 let server: TestServer;
 let proxy: LossyProxy;
 let org: TestOrg;
-beforeAll(async () => {
-	server = await startTestServer({ RATE_LIMIT_REQUESTS: '100000' });
-	proxy = await LossyProxy.start(server.url);
-	org = await createOrg(server);
-});
-afterAll(async () => {
-	await proxy.stop();
-	await server.stop();
-});
-beforeEach(() => {
-	proxy.exchanges.length = 0;
-	proxy.losses = 0;
-});
+serverBehindProxy((parts) => ({ server, proxy, org } = parts));
 
 const credentials = () => ({ baseUrl: proxy.url, apiKey: org.admin.key! });
 /** Create Session titled after the member the event is about (or `title`). */
-const createSession = (title = '=Onboarding {{ $json.data.email }}', extra: IDataObject = {}) => ({
-	resource: 'session',
-	operation: 'create',
-	title,
-	labVersion: byId(org.publishedVersionId),
-	capacity: 5,
-	additionalFields: {},
-	...extra,
-});
-const sessionsTitled = (title: string) =>
-	(
-		server.db.prepare('SELECT count(*) AS n FROM sessions WHERE title = ?').get(title) as {
-			n: number;
-		}
-	).n;
+const createSession = (title = '=Onboarding {{ $json.data.email }}', extra: IDataObject = {}) =>
+	createSessionParameters(org.publishedVersionId, title, extra);
+const sessionsTitled = (title: string) => countTitled(server, title);
 const posts = () => proxy.exchanges.filter((exchange) => exchange.method === 'POST');
 
 /** A member.removed event as the Training Lab Trigger outputs it (webhook_id = the event id). */

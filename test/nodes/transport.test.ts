@@ -1,44 +1,21 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createOrg, sessionInput, type TestOrg } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/test-server';
-import { byId, json } from '../support/node-runner';
+import { byId, createSessionParameters, json } from '../support/node-runner';
 import { loopAgain, retryExecution, runTrainingLab } from '../support/n8n';
 import { LossyProxy } from '../support/lossy-proxy';
+import { serverBehindProxy, sessionsTitled as countTitled } from './support/server-behind-proxy';
 import type { IDataObject } from 'n8n-workflow';
 
 let server: TestServer;
 let proxy: LossyProxy;
 let org: TestOrg;
-beforeAll(async () => {
-	server = await startTestServer({ RATE_LIMIT_REQUESTS: '100000' });
-	proxy = await LossyProxy.start(server.url);
-	org = await createOrg(server);
-});
-afterAll(async () => {
-	await proxy.stop();
-	await server.stop();
-});
-beforeEach(() => {
-	proxy.exchanges.length = 0;
-	proxy.losses = 0;
-});
+serverBehindProxy((parts) => ({ server, proxy, org } = parts));
 
 const viaProxy = (key = org.admin.key!) => ({ baseUrl: proxy.url, apiKey: key });
-const createSession = (title: string, extra: Record<string, unknown> = {}) => ({
-	resource: 'session',
-	operation: 'create',
-	title,
-	labVersion: byId(org.publishedVersionId),
-	capacity: 5,
-	additionalFields: {},
-	...extra,
-});
-const sessionsTitled = (title: string) =>
-	(
-		server.db.prepare('SELECT count(*) AS n FROM sessions WHERE title = ?').get(title) as {
-			n: number;
-		}
-	).n;
+const createSession = (title: string, extra: Record<string, unknown> = {}) =>
+	createSessionParameters(org.publishedVersionId, title, extra);
+const sessionsTitled = (title: string) => countTitled(server, title);
 
 describe('paging', () => {
 	let pagingOrg: TestOrg;

@@ -8,6 +8,21 @@ export const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 /** A resource-locator value picked from the list. */
 export const fromList = (value: string) => ({ __rl: true, mode: 'list', value });
 
+/** The node's parameters for Session → Create on the lab version `versionId`, capacity 5. */
+export const createSessionParameters = (
+	versionId: string,
+	title: string,
+	extra: Record<string, unknown> = {},
+): INodeParameters => ({
+	resource: 'session',
+	operation: 'create',
+	title,
+	labVersion: byId(versionId),
+	capacity: 5,
+	additionalFields: {},
+	...(extra as INodeParameters),
+});
+
 /** Runs the node with the admin (or given) key of the organisation and fails the test on an execution error. */
 export function nodeRunner(server: () => TestServer, org: () => TestOrg) {
 	return async (
