@@ -161,13 +161,11 @@ export function bulkScenarios(e2e: E2e): void {
 					join(e2e.work, 'killed-api-2.log'),
 				);
 
-				const [execution] = await eventually(
-					async () => {
-						const executions = await e2e.client.executions(id);
-						return executions.length > 0 && executions[0].status !== 'running' && executions;
-					},
+				const [execution] = await e2e.executions(
+					id,
+					(executions) => executions.length > 0 && executions[0].status !== 'running',
 					'the run to end',
-					patiently(120_000, e2e.n8n.log),
+					120_000,
 				);
 				expect(execution.status).toBe('success');
 				expect(await e2e.client.executions(id)).toHaveLength(1);

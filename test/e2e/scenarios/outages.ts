@@ -35,13 +35,11 @@ export function outageScenarios(e2e: E2e): void {
 				const restarted = Date.now();
 				const turnedAwayBefore = e2e.n8n.gate!.turnedAway;
 				await e2e.n8n.restart();
-				const executions = await eventually(
-					async () => {
-						const all = await e2e.client.executions(id);
-						return all.length >= 20 && all.every((e) => e.status === 'success') && all;
-					},
+				const executions = await e2e.executions(
+					id,
+					(all) => all.length >= 20 && all.every((e) => e.status === 'success'),
 					'an execution per removal after the restart',
-					patiently(240_000, e2e.n8n.log),
+					240_000,
 				);
 				const settled = await e2e.deliveriesSettled('outage');
 				expect(await e2e.client.executions(id)).toHaveLength(20);

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { eventually } from '../../../tooling/eventually';
-import { patiently } from '../../../tooling/n8n/processes';
 import { example } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 
@@ -96,13 +94,11 @@ export function triggerScenarios(e2e: E2e): void {
 			await e2e
 				.org('people')
 				.client.delete(`/orgs/${e2e.org('people').org.id}/members/${sentinel.user_id}`);
-			const executions = await eventually(
-				async () => {
-					const all = await e2e.client.executions(workflowId);
-					return all.length > before && all[0].status === 'success' && all;
-				},
+			const executions = await e2e.executions(
+				workflowId,
+				(all) => all.length > before && all[0].status === 'success',
 				"the sentinel's execution",
-				patiently(30_000, e2e.n8n.log),
+				30_000,
 			);
 			expect(executions).toHaveLength(before + 1);
 			expect(e2e.nodeOutput(executions[0], 'Offboarding notice')).toEqual([
@@ -160,13 +156,11 @@ export function triggerScenarios(e2e: E2e): void {
 			await Promise.all(
 				members.map((member) => api.delete(`/orgs/${org.id}/members/${member.user_id}`)),
 			);
-			const executions = await eventually(
-				async () => {
-					const all = await e2e.client.executions(id);
-					return all.length >= 20 && all.every((e) => e.status === 'success') && all;
-				},
+			const executions = await e2e.executions(
+				id,
+				(all) => all.length >= 20 && all.every((e) => e.status === 'success'),
 				'an execution per removal',
-				patiently(120_000, e2e.n8n.log),
+				120_000,
 			);
 			expect(await e2e.deliveriesSettled('burst')).toHaveLength(20);
 			expect(await e2e.client.executions(id)).toHaveLength(20);
