@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { CursorSeal } from '../server/src/core/cursor-seal.ts';
 import { load, type LoadResult } from './load.mts';
 import { seedSessions } from './throughput.mts';
-import { bootstrap, startServerProcess, tempDir } from './support.mts';
+import { bootstrap, tempDir } from './support.mts';
+import { spawnServer } from '../tooling/api/server-process.ts';
 
 export interface ScalingRow {
 	rows: number;
@@ -20,7 +21,7 @@ export async function benchScaling(sizes: number[], seconds: number): Promise<Sc
 		const databasePath = join(dir, 'db.sqlite');
 		const boot = bootstrap(databasePath);
 		const { sessionIds } = seedSessions(databasePath, boot, size);
-		const server = await startServerProcess({
+		const server = await spawnServer({
 			DATABASE_PATH: databasePath,
 			RATE_LIMIT_REQUESTS: '1000000000',
 		});

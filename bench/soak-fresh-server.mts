@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServerProcess } from './support.mts';
+import { spawnServer } from '../tooling/api/server-process.ts';
 
 // The soak's control. Two identical servers on one core, under the same load at the same time,
 // spent the same CPU time per request to within 1–4 % every minute while that time moved by up to
@@ -49,7 +49,7 @@ export async function startFreshServer(options: {
 	const databasePath = join(options.dir, `fresh-${options.n}.sqlite`);
 	copyDatabase(options.template, databasePath);
 	const probeFile = join(options.dir, `fresh-${options.n}.jsonl`);
-	const server = await startServerProcess({
+	const server = await spawnServer({
 		...options.env,
 		DATABASE_PATH: databasePath,
 		SOAK_PROBE_FILE: probeFile,

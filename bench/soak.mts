@@ -17,9 +17,9 @@ import {
 	ROOT,
 	SMOKE,
 	startReceiver,
-	startServerProcess,
 	tempDir,
 } from './support.mts';
+import { spawnServer } from '../tooling/api/server-process.ts';
 
 // `npm run bench:soak`: the API server under a steady mixed load — reads, session creations, members
 // added and removed (each creation and removal a webhook delivery to a local receiver) — at SOAK_RATE
@@ -60,7 +60,7 @@ const boot = bootstrap(templatePath);
 const receiver = await startReceiver({ recordArrivals: false });
 const key = boot.api_key;
 const orgId = boot.org.id;
-const setup = await startServerProcess({
+const setup = await spawnServer({
 	DATABASE_PATH: templatePath,
 	WEBHOOK_ALLOW_INSECURE_URLS: 'true',
 });
@@ -79,7 +79,7 @@ const serverEnv = {
 	RATE_LIMIT_REQUESTS: '100000000',
 	NODE_OPTIONS: `--import ${join(ROOT, 'bench', 'soak-probe.mjs')}`,
 };
-const server = await startServerProcess({
+const server = await spawnServer({
 	...serverEnv,
 	DATABASE_PATH: databasePath,
 	SOAK_PROBE_FILE: probeFile,

@@ -3,12 +3,7 @@ import { Agent, createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import {
-	bootstrapOrg,
-	spawnServer,
-	type Bootstrapped,
-	type ServerProcess,
-} from '../tooling/api/server-process.ts';
+import { bootstrapOrg, type Bootstrapped } from '../tooling/api/server-process.ts';
 
 export { eventually } from '../tooling/eventually.ts';
 export { ROOT } from '../tooling/root.ts';
@@ -27,11 +22,6 @@ export function tempDir(name: string): string {
 /** The bench organisation (bootstrap --demo) in the database at `databasePath`. */
 export function bootstrap(databasePath: string): Bootstrapped {
 	return bootstrapOrg(databasePath, 'Bench Org', 'bench@bench.test');
-}
-
-/** The API server in its own process, as `npm start` runs it. */
-export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-	return spawnServer(env);
 }
 
 // The benchmark reads API answers loosely; their shapes are checked by the test suites.

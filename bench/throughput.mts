@@ -5,7 +5,8 @@ import { DEFAULT_RETRY_SCHEDULE_S } from '../server/src/config.ts';
 import { openDatabase } from '../server/src/db/connection.ts';
 import { createServices } from '../server/src/services/index.ts';
 import { load, type LoadResult } from './load.mts';
-import { ROOT, bootstrap, startServerProcess, tempDir } from './support.mts';
+import { ROOT, bootstrap, tempDir } from './support.mts';
+import { spawnServer } from '../tooling/api/server-process.ts';
 
 export interface ThroughputRow {
 	endpoint: string;
@@ -102,7 +103,7 @@ export async function benchThroughput(options: {
 	const databasePath = join(dir, 'db.sqlite');
 	const boot = bootstrap(databasePath);
 	const { versionId, sessionIds } = seedSessions(databasePath, boot, options.sessions);
-	const ours = await startServerProcess({
+	const ours = await spawnServer({
 		DATABASE_PATH: databasePath,
 		RATE_LIMIT_REQUESTS: '1000000000',
 	});

@@ -3,15 +3,8 @@ import { join } from 'node:path';
 import { DEFAULT_RETRY_SCHEDULE_S } from '../server/src/config.ts';
 import { openDatabase } from '../server/src/db/connection.ts';
 import { createServices } from '../server/src/services/index.ts';
-import {
-	api,
-	bootstrap,
-	percentile,
-	startReceiver,
-	startServerProcess,
-	tempDir,
-	eventually,
-} from './support.mts';
+import { api, bootstrap, percentile, startReceiver, tempDir, eventually } from './support.mts';
+import { spawnServer } from '../tooling/api/server-process.ts';
 
 export interface DeliveryResult {
 	endpoints: number;
@@ -45,7 +38,7 @@ export async function benchWebhookDelivery(options: {
 		RATE_LIMIT_REQUESTS: '10000000',
 	};
 	try {
-		let server = await startServerProcess(env);
+		let server = await spawnServer(env);
 		for (let i = 0; i < options.endpoints; i++) {
 			await api(`${server.url}/orgs/${boot.org.id}/webhooks`, boot.api_key, 'POST', {
 				url: `${receiver.url}/endpoint-${i}`,
@@ -80,7 +73,7 @@ export async function benchWebhookDelivery(options: {
 		db.close();
 
 		const backlogDeliveries = options.backlog * options.endpoints;
-		server = await startServerProcess(env);
+		server = await spawnServer(env);
 		await eventually(() => receiver.arrivals.length >= backlogDeliveries, 'the backlog to drain', {
 			timeoutMs: 600_000,
 			intervalMs: 5,

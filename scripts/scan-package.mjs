@@ -5,9 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../tooling/root.ts';
+import { ROOT as root } from '../tooling/root.ts';
 
-const root = ROOT;
 const work = mkdtempSync(join(tmpdir(), 'traininglab-scan-'));
 // The scanner makes a temp folder of its own when it is loaded and never removes it: point the
 // temp folder into ours first, so that nothing is left behind.

@@ -5,9 +5,8 @@
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeShippedManifest } from './shipped-manifest.mjs';
-import { ROOT } from '../tooling/root.ts';
+import { ROOT as root } from '../tooling/root.ts';
 
-const root = ROOT;
 const stage = join(root, 'build', 'npm-package');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
