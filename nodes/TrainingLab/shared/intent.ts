@@ -119,18 +119,14 @@ function recoveredRunsBefore(context: IExecuteFunctions, proxy: DataProxy): numb
  * lineage, an item merged from several events) has none.
  */
 function triggeringEvents(context: IExecuteFunctions): Array<string | undefined> {
-	const triggers = context
-		.getParentNodes(context.getNode().name)
-		.filter((parent) => !parent.disabled && eventIdFieldOf(parent.type) !== undefined);
+	const triggers = context.getParentNodes(context.getNode().name).flatMap((parent) => {
+		const field = parent.disabled ? undefined : eventIdFieldOf(parent.type);
+		return field ? [{ name: parent.name, field }] : [];
+	});
 	if (triggers.length === 0) return [];
 	return context.getInputData().map((_, itemIndex) => {
 		for (const trigger of triggers) {
-			const eventId = pairedEventId(
-				context,
-				itemIndex,
-				trigger.name,
-				eventIdFieldOf(trigger.type)!,
-			);
+			const eventId = pairedEventId(context, itemIndex, trigger.name, trigger.field);
 			if (eventId !== undefined) return `${trigger.name}/${eventId}`;
 		}
 		return undefined;
