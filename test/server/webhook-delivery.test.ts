@@ -149,6 +149,20 @@ describe('webhook delivery', () => {
 		const ids = receiver.at(hook.path).map((d) => d.headers['webhook-id']);
 		expect(ids).toHaveLength(3);
 		expect(new Set(ids).size).toBe(1);
+
+		// Every try stays readable, oldest first: the 500, the timeout, then the success.
+		expect(final.attempt_log).toMatchObject([
+			{ attempt: 1, status_code: 500, error: 'HTTP 500: database is down' },
+			{ attempt: 2, status_code: null, error: 'Timed out after 300 ms' },
+			{ attempt: 3, status_code: 200, error: null },
+		]);
+		const log = final.attempt_log as { attempted_at: string; duration_ms: number }[];
+		expect(log[1].duration_ms).toBeGreaterThanOrEqual(300);
+		expect(Date.parse(log[0].attempted_at)).toBeLessThan(Date.parse(log[1].attempted_at));
+		expect(Date.parse(log[1].attempted_at) + log[1].duration_ms).toBeLessThanOrEqual(
+			Date.parse(log[2].attempted_at),
+		);
+		expect(final.last_attempt_at).toBe(log[2].attempted_at);
 	});
 
 	it('records a timeout as the error of the attempt', async () => {

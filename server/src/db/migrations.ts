@@ -202,6 +202,23 @@ export const MIGRATIONS: readonly Migration[] = [
 			}),
 		].join('\n'),
 	},
+	{
+		version: 5,
+		name: 'every attempt of a webhook delivery',
+		// The delivery row keeps the state and the last outcome; this keeps each try, so a reader sees
+		// when every attempt happened, how it ended and how long it took.
+		sql: `
+      CREATE TABLE webhook_delivery_attempts (
+        delivery_seq INTEGER NOT NULL REFERENCES webhook_deliveries(seq) ON DELETE CASCADE,
+        attempt      INTEGER NOT NULL,
+        attempted_at TEXT NOT NULL,
+        duration_ms  INTEGER NOT NULL,
+        status_code  INTEGER,
+        error        TEXT,
+        PRIMARY KEY (delivery_seq, attempt)
+      ) WITHOUT ROWID;
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

@@ -18,6 +18,7 @@ export interface DeliveryRow {
 
 /** A claimed delivery with everything needed to send it. */
 export interface DueDelivery {
+	seq: number;
 	id: string;
 	attempts: number;
 	url: string;
@@ -29,6 +30,16 @@ export interface DueDelivery {
 	event_occurred_at: string;
 	event_data: string;
 	org_id: string;
+}
+
+/** One try of a delivery, as the attempt log keeps it. */
+export interface AttemptRow {
+	delivery_seq: number;
+	attempt: number;
+	attempted_at: string;
+	duration_ms: number;
+	status_code: number | null;
+	error: string | null;
 }
 
 export interface AttemptOutcome {
@@ -47,6 +58,8 @@ export class DeliveryRepository {
 	readonly #claim;
 	readonly #nextDueAt;
 	readonly #record;
+	readonly #logAttempt;
+	readonly #attemptsOf;
 	readonly #releaseAllClaims;
 	readonly #exhaustOpenOfWebhook;
 	readonly #pageNewestFirst;
@@ -62,7 +75,7 @@ export class DeliveryRepository {
 		this.#insert = db.prepare<[string, string, string, number]>(
 			`INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, next_attempt_at) VALUES (?, ?, ?, 'pending', ?)`,
 		);
-		this.#due = db.prepare<{ now: number; limit: number }, DueDelivery & { seq: number }>(
+		this.#due = db.prepare<{ now: number; limit: number }, DueDelivery>(
 			`SELECT d.seq, d.id, d.attempts, w.url, w.secret, w.id AS webhook_id,
               e.id AS event_id, e.type AS event_type, e.actor AS event_actor, e.occurred_at AS event_occurred_at,
               e.data AS event_data, e.org_id
@@ -91,6 +104,15 @@ export class DeliveryRepository {
        SET status = @status, attempts = @attempts, next_attempt_at = @next_attempt_at, claimed_until = NULL,
            last_status_code = @last_status_code, last_error = @last_error, last_attempt_at = @last_attempt_at
        WHERE id = @id`,
+		);
+		this.#logAttempt = db.prepare<AttemptRow>(
+			`INSERT INTO webhook_delivery_attempts (delivery_seq, attempt, attempted_at, duration_ms, status_code, error)
+       VALUES (@delivery_seq, @attempt, @attempted_at, @duration_ms, @status_code, @error)`,
+		);
+		this.#attemptsOf = db.prepare<[string], AttemptRow>(
+			`SELECT delivery_seq, attempt, attempted_at, duration_ms, status_code, error
+       FROM webhook_delivery_attempts WHERE delivery_seq IN (SELECT value FROM json_each(?))
+       ORDER BY delivery_seq, attempt`,
 		);
 		this.#releaseAllClaims = db.prepare(
 			'UPDATE webhook_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL',
@@ -127,8 +149,28 @@ export class DeliveryRepository {
 		return this.#nextDueAt.get(now) ?? null;
 	}
 
-	record(id: string, outcome: AttemptOutcome): void {
-		this.#record.run({ ...outcome, id });
+	/** Stores the outcome on the delivery and adds the attempt to its log; call inside a transaction. */
+	record(delivery: { id: string; seq: number }, outcome: AttemptOutcome, durationMs: number): void {
+		this.#record.run({ ...outcome, id: delivery.id });
+		this.#logAttempt.run({
+			delivery_seq: delivery.seq,
+			attempt: outcome.attempts,
+			attempted_at: outcome.last_attempt_at,
+			duration_ms: durationMs,
+			status_code: outcome.last_status_code,
+			error: outcome.last_error,
+		});
+	}
+
+	/** The attempt logs of these deliveries, by delivery seq, each oldest first. */
+	attemptsOf(deliverySeqs: readonly number[]): Map<number, AttemptRow[]> {
+		const bySeq = new Map<number, AttemptRow[]>();
+		for (const row of this.#attemptsOf.all(JSON.stringify(deliverySeqs))) {
+			const log = bySeq.get(row.delivery_seq) ?? [];
+			log.push(row);
+			bySeq.set(row.delivery_seq, log);
+		}
+		return bySeq;
 	}
 
 	/** After a crash no send is in flight: every claim is stale. */

@@ -53,6 +53,20 @@ export type WebhookCreated = z.infer<typeof WebhookCreated>;
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'exhausted'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+export const DeliveryAttempt = z.object({
+	attempt: z.int().meta({ description: 'Number of this try, from 1.' }),
+	attempted_at: Timestamp.meta({ description: 'When the try started.' }),
+	duration_ms: z
+		.int()
+		.meta({ description: 'How long it took until the answer, error or timeout.' }),
+	status_code: z
+		.int()
+		.nullable()
+		.meta({ description: 'HTTP status received; null if none was (connection error, timeout).' }),
+	error: z.string().nullable().meta({ description: 'Why the try failed; null for a 2xx.' }),
+});
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+
 export const WebhookDelivery = z.object({
 	id: Uuid,
 	event_id: Uuid,
@@ -69,5 +83,9 @@ export const WebhookDelivery = z.object({
 	last_error: z.string().nullable(),
 	last_attempt_at: Timestamp.nullable(),
 	next_attempt_at: Timestamp.nullable(),
+	attempt_log: z.array(DeliveryAttempt).meta({
+		description:
+			'Every try so far, oldest first (at most one more than the retry schedule has delays).',
+	}),
 });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;

@@ -57,56 +57,58 @@ export class DeliveryService extends DomainService {
 		return next === null ? null : Math.max(0, next - now);
 	}
 
-	record(delivery: DueDelivery, result: AttemptResult): void {
+	/** Records the outcome of an attempt that started at `startedAt` (Unix ms) and ended now. */
+	record(delivery: DueDelivery, result: AttemptResult, startedAt: number): void {
 		const attempts = delivery.attempts + 1;
+		const endedAt = this.clock.now();
 		const base = {
 			attempts,
 			last_status_code: result.statusCode,
 			last_error: result.error,
-			last_attempt_at: this.nowIso(),
+			last_attempt_at: new Date(startedAt).toISOString(),
 		};
-		if (result.error === null) {
-			this.repos.deliveries.record(delivery.id, {
-				...base,
-				status: 'succeeded',
-				next_attempt_at: null,
-			});
-		} else if (result.statusCode === 410) {
-			this.#disableGone(delivery, base);
-		} else {
-			this.repos.deliveries.record(delivery.id, { ...base, ...this.#retryAfter(attempts) });
-		}
-	}
-
-	#disableGone(
-		delivery: DueDelivery,
-		base: Omit<AttemptOutcome, 'status' | 'next_attempt_at'>,
-	): void {
-		const reason = 'The endpoint answered 410 Gone.';
+		const durationMs = Math.max(0, endedAt - startedAt);
 		this.transaction(() => {
-			this.repos.deliveries.record(delivery.id, {
-				...base,
-				status: 'exhausted',
-				next_attempt_at: null,
-			});
-			if (!this.repos.webhooks.disable(delivery.webhook_id, base.last_attempt_at)) return; // already disabled
-			this.repos.deliveries.exhaustOpenOfWebhook(
-				delivery.webhook_id,
-				`Endpoint disabled: ${reason}`,
-			);
-			this.events.record(systemActor(delivery.org_id), 'webhook.disabled', {
-				webhook_id: delivery.webhook_id,
-				url: delivery.url,
-				reason,
-			});
+			if (result.error === null) {
+				this.repos.deliveries.record(
+					delivery,
+					{ ...base, status: 'succeeded', next_attempt_at: null },
+					durationMs,
+				);
+			} else if (result.statusCode === 410) {
+				this.repos.deliveries.record(
+					delivery,
+					{ ...base, status: 'exhausted', next_attempt_at: null },
+					durationMs,
+				);
+				this.#disableGone(delivery, base.last_attempt_at);
+			} else {
+				this.repos.deliveries.record(
+					delivery,
+					{ ...base, ...this.#retryAfter(attempts, endedAt) },
+					durationMs,
+				);
+			}
 		});
 	}
 
-	#retryAfter(attempts: number): Pick<AttemptOutcome, 'status' | 'next_attempt_at'> {
+	/** Disables an endpoint that answered 410 Gone; call inside the transaction recording that answer. */
+	#disableGone(delivery: DueDelivery, at: string): void {
+		const reason = 'The endpoint answered 410 Gone.';
+		if (!this.repos.webhooks.disable(delivery.webhook_id, at)) return; // already disabled
+		this.repos.deliveries.exhaustOpenOfWebhook(delivery.webhook_id, `Endpoint disabled: ${reason}`);
+		this.events.record(systemActor(delivery.org_id), 'webhook.disabled', {
+			webhook_id: delivery.webhook_id,
+			url: delivery.url,
+			reason,
+		});
+	}
+
+	#retryAfter(attempts: number, now: number): Pick<AttemptOutcome, 'status' | 'next_attempt_at'> {
 		const delayMs = retryDelayMs(this.#retryScheduleSeconds, attempts, this.#random);
 		return delayMs === null
 			? { status: 'exhausted', next_attempt_at: null }
-			: { status: 'failed', next_attempt_at: this.clock.now() + delayMs };
+			: { status: 'failed', next_attempt_at: now + delayMs };
 	}
 }
 

@@ -2,7 +2,7 @@ import { isoAt } from '../core/clock.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import { webhookUrlProblem, type UrlPolicyOptions } from '../lib/network-policy.ts';
 import { generateWebhookSecret } from '../lib/webhook-secret.ts';
-import type { DeliveryRow } from '../repositories/deliveries.ts';
+import type { AttemptRow, DeliveryRow } from '../repositories/deliveries.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { WebhookRow } from '../repositories/webhooks.ts';
 import type { EventType } from '../schemas/events.ts';
@@ -81,11 +81,18 @@ export class WebhookService extends DomainService {
 	/** Deliveries to the endpoint, newest first. */
 	listDeliveries(orgId: string, webhookId: string, page: PageRequest): Page<WebhookDelivery> {
 		const webhook = this.#find(orgId, webhookId);
-		return pageOf(
-			page,
-			'descending',
-			(after, limit) => this.repos.deliveries.pageNewestFirst(webhook.id, after, limit),
-			toDelivery,
+		// One read transaction, so each delivery's state and its attempt log agree.
+		return this.transaction(() =>
+			pageOf(
+				page,
+				'descending',
+				(after, limit) => {
+					const rows = this.repos.deliveries.pageNewestFirst(webhook.id, after, limit);
+					const logs = this.repos.deliveries.attemptsOf(rows.map((row) => row.seq));
+					return rows.map((row) => ({ ...row, attempt_log: logs.get(row.seq) ?? [] }));
+				},
+				toDelivery,
+			),
 		);
 	}
 
@@ -120,7 +127,7 @@ function toWebhook(row: WebhookRow): Webhook {
 	};
 }
 
-function toDelivery(row: DeliveryRow): WebhookDelivery {
+function toDelivery(row: DeliveryRow & { attempt_log: AttemptRow[] }): WebhookDelivery {
 	return {
 		id: row.id,
 		event_id: row.event_id,
@@ -131,5 +138,12 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
 		last_error: row.last_error,
 		last_attempt_at: row.last_attempt_at,
 		next_attempt_at: row.next_attempt_at === null ? null : isoAt(row.next_attempt_at),
+		attempt_log: row.attempt_log.map((attempt) => ({
+			attempt: attempt.attempt,
+			attempted_at: attempt.attempted_at,
+			duration_ms: attempt.duration_ms,
+			status_code: attempt.status_code,
+			error: attempt.error,
+		})),
 	};
 }

@@ -131,7 +131,8 @@ export class WebhookDispatcher {
 			Math.floor(this.#clock.now() / 1000),
 			body,
 		);
+		const startedAt = this.#clock.now();
 		const result = await this.#sender.post(delivery.url, body, headers, this.#abort.signal);
-		if (result) this.#deliveries.record(delivery, result);
+		if (result) this.#deliveries.record(delivery, result, startedAt);
 	}
 }
