@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { eventually } from '../../tooling/eventually';
 import { freePort, run, spawnLogged, type Process } from '../../tooling/processes';
 import { patiently } from '../../tooling/n8n/processes';
+import { installDebianPackages, isRoot } from '../../tooling/debian';
 
 // PostgreSQL and Redis for n8n's queue mode: Debian's packages, installed when missing, each run by
 // the harness itself on a free loopback port with its data in the harness's temp folder, and
@@ -21,39 +22,15 @@ function postgresBin(): string | undefined {
 	return versions.length > 0 ? join(POSTGRES_LIB, versions[0], 'bin') : undefined;
 }
 
-// Run as root, or through `sudo -n` elsewhere (a CI runner): a policy-rc.d answering 101 ("action
-// forbidden") for the duration keeps the packages' install scripts from starting the system
-// services, so the install leaves nothing running.
-const INSTALL_SCRIPT = `set -e
-own=
-if [ ! -e /usr/sbin/policy-rc.d ]; then
-	printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d
-	chmod 755 /usr/sbin/policy-rc.d
-	own=1
-fi
-trap 'if [ -n "$own" ]; then rm -f /usr/sbin/policy-rc.d; fi' EXIT
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"`;
-
-const isRoot = () => process.getuid?.() === 0;
-
 /** Installs Debian's `postgresql` and `redis-server` when they are missing. */
 export function ensureDebianServices(): void {
-	const missing = [
-		...(postgresBin() ? [] : ['postgresql']),
-		...(existsSync(REDIS_SERVER) ? [] : ['redis-server']),
-	];
-	if (missing.length === 0) return;
-	const command = isRoot() ? ['sh'] : ['sudo', '-n', 'sh'];
-	try {
-		run(command[0], [...command.slice(1), '-c', INSTALL_SCRIPT, 'install', ...missing], {
-			cwd: '/',
-		});
-	} catch (error) {
-		throw new Error(
-			`The queue-mode end-to-end tests need ${missing.join(' and ')}, and installing them failed (run as root or with password-less sudo, or install them first):\n${(error as Error).message}`,
-		);
-	}
+	installDebianPackages(
+		[
+			...(postgresBin() ? [] : ['postgresql']),
+			...(existsSync(REDIS_SERVER) ? [] : ['redis-server']),
+		],
+		'The queue-mode end-to-end tests',
+	);
 }
 
 export interface Service extends Process {
