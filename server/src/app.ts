@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Config } from './config.ts';
 import { identifyCaller } from './http/caller.ts';
+import { CONSOLE_PATH, consoleRouter } from './http/console.ts';
 import { guardRequest } from './http/edge.ts';
 import type { Clock } from './core/clock.ts';
 import type { Logger } from './core/logger.ts';
@@ -24,6 +25,8 @@ interface AppDeps {
 	cursors: CursorSeal;
 	/** Where clients reach the server, e.g. `https://labs.example.com` (no trailing slash); known once listening. */
 	publicUrl: () => string;
+	/** The built web console; without it, /console answers how to build it. */
+	consoleDir?: string;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -44,6 +47,8 @@ export function createApp(deps: AppDeps): Express {
 	app.get('/healthz', (_req, res) => {
 		res.json({ status: 'ok' });
 	});
+	app.get('/', (_req, res) => res.redirect(302, `${CONSOLE_PATH}/`));
+	app.use(CONSOLE_PATH, consoleRouter(deps.consoleDir));
 
 	const api = express.Router();
 	const rateLimiter = new RateLimiter({ ...deps.config.rateLimit, clock: deps.clock });

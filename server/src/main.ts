@@ -1,5 +1,7 @@
 import { configurationHelp, loadConfig } from './config.ts';
 import { systemClock } from './core/clock.ts';
+import { fileURLToPath } from 'node:url';
+import { consoleUrlOf } from './http/console.ts';
 import { consoleLogger, startServer } from './server.ts';
 
 const args = process.argv.slice(2);
@@ -18,12 +20,18 @@ if (args.length > 0) {
 try {
 	const config = loadConfig(process.env);
 	const checkpointWorker = new URL('./db/checkpoint-worker.ts', import.meta.url);
-	const server = await startServer(config, consoleLogger, systemClock, checkpointWorker).catch(
-		(error: NodeJS.ErrnoException) => {
-			throw listenError(error, config.host, config.port) ?? error;
-		},
-	);
+	const consoleDir = fileURLToPath(new URL('../../build/console', import.meta.url));
+	const server = await startServer(
+		config,
+		consoleLogger,
+		systemClock,
+		checkpointWorker,
+		consoleDir,
+	).catch((error: NodeJS.ErrnoException) => {
+		throw listenError(error, config.host, config.port) ?? error;
+	});
 	consoleLogger.info(`listening on ${server.url}`);
+	consoleLogger.info(`console at ${consoleUrlOf(server.url)}`);
 	const shutdown = (signal: string): void => {
 		consoleLogger.info(`${signal} received, shutting down`);
 		server.close().then(() => process.exit(0));

@@ -49,6 +49,8 @@ export async function startServer(
 	logger: Logger = consoleLogger,
 	clock: Clock = systemClock,
 	checkpointWorker?: URL,
+	/** The built web console (`npm run build:console`), served at /console. */
+	consoleDir?: string,
 ): Promise<RunningServer> {
 	const db = openDatabase(config.databasePath);
 	const checkpoints =
@@ -76,7 +78,15 @@ export async function startServer(
 		repos.serverKeys.getOrCreate('cursor', () => randomBytes(CURSOR_KEY_BYTES)),
 	);
 	let publicUrl = '';
-	const app = createApp({ config, services, logger, clock, cursors, publicUrl: () => publicUrl });
+	const app = createApp({
+		config,
+		services,
+		logger,
+		clock,
+		cursors,
+		publicUrl: () => publicUrl,
+		consoleDir,
+	});
 	const http = createHttpServer(app, config.http);
 	try {
 		await new Promise<void>((resolve, reject) => {

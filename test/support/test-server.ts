@@ -24,7 +24,7 @@ export const checkpointWorker = pathToFileURL(
 /** The real server on a free port with a real SQLite file in a fresh temp folder. */
 export async function startTestServer(
 	env: Record<string, string> = {},
-	options: { clock?: Clock } = {},
+	options: { clock?: Clock; consoleDir?: string } = {},
 ): Promise<TestServer> {
 	const dir = mkdtempSync(join(tmpdir(), 'traininglab-test-'));
 	const databasePath = join(dir, 'traininglab.sqlite');
@@ -41,6 +41,7 @@ export async function startTestServer(
 			logger,
 			options.clock,
 			checkpointWorker,
+			options.consoleDir,
 		);
 	} catch (error) {
 		rmSync(dir, { recursive: true, force: true });

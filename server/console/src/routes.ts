@@ -1,0 +1,77 @@
+import type { Api } from './api.ts';
+import type { Me } from './types.ts';
+import { activityPage } from './views/activity.ts';
+import { apiKeysPage } from './views/api-keys.ts';
+import { deliveriesPage } from './views/deliveries.ts';
+import { labPage, labsPage } from './views/labs.ts';
+import { membersPage } from './views/members.ts';
+import { organisationPage } from './views/organisation.ts';
+import { overviewPage } from './views/overview.ts';
+import { sessionPage, sessionsPage } from './views/sessions.ts';
+import { webhooksPage } from './views/webhooks.ts';
+
+/** What a page gets: the API as the signed-in key, who that is, and the page's lifetime. */
+export interface ViewContext {
+	api: Api;
+	me: Me;
+	/** The `:name` parts of the route, e.g. `{ id }` for `/sessions/:id`. */
+	params: Record<string, string>;
+	/** False once the person went to another page: work for this one should stop. */
+	isCurrent(): boolean;
+	/** Runs `task` every `ms` while this page is shown and the tab is visible (live updates). */
+	every(ms: number, task: () => void): void;
+	setTitle(title: string): void;
+}
+
+export interface Route {
+	path: string;
+	title: string;
+	/** The navigation entry this page belongs to. */
+	section: string;
+	nav: boolean;
+	view: (context: ViewContext) => Promise<HTMLElement>;
+}
+
+export const ROUTES: Route[] = [
+	{ path: '/', title: 'Overview', section: 'overview', nav: true, view: overviewPage },
+	{ path: '/members', title: 'Members', section: 'members', nav: true, view: membersPage },
+	{ path: '/sessions', title: 'Sessions', section: 'sessions', nav: true, view: sessionsPage },
+	{ path: '/sessions/:id', title: 'Session', section: 'sessions', nav: false, view: sessionPage },
+	{ path: '/labs', title: 'Labs', section: 'labs', nav: true, view: labsPage },
+	{ path: '/labs/:id', title: 'Lab', section: 'labs', nav: false, view: labPage },
+	{ path: '/api-keys', title: 'API keys', section: 'api-keys', nav: true, view: apiKeysPage },
+	{ path: '/webhooks', title: 'Webhooks', section: 'webhooks', nav: true, view: webhooksPage },
+	{
+		path: '/webhooks/:id',
+		title: 'Deliveries',
+		section: 'webhooks',
+		nav: false,
+		view: deliveriesPage,
+	},
+	{ path: '/activity', title: 'Activity', section: 'activity', nav: true, view: activityPage },
+	{
+		path: '/organisation',
+		title: 'Organisation',
+		section: 'organisation',
+		nav: true,
+		view: organisationPage,
+	},
+];
+
+export function match(path: string): { route: Route; params: Record<string, string> } | null {
+	const parts = path.split('/').filter(Boolean);
+	for (const route of ROUTES) {
+		const pattern = route.path.split('/').filter(Boolean);
+		if (pattern.length !== parts.length) continue;
+		const params: Record<string, string> = {};
+		const fits = pattern.every((segment, index) => {
+			if (segment.startsWith(':')) {
+				params[segment.slice(1)] = decodeURIComponent(parts[index]);
+				return true;
+			}
+			return segment === parts[index];
+		});
+		if (fits) return { route, params };
+	}
+	return null;
+}

@@ -1,0 +1,106 @@
+import { all } from '../api.ts';
+import { badge, h, replaceChildren } from '../dom.ts';
+import type { ViewContext } from '../routes.ts';
+import type { Member, Role } from '../types.ts';
+import { act, announce, confirmAction, field, onSubmit, row, table } from '../ui.ts';
+
+export async function membersPage(context: ViewContext): Promise<HTMLElement> {
+	const { api, me } = context;
+	const path = `/orgs/${encodeURIComponent(me.org.id)}/members`;
+	const list = h('div', {});
+	const feedback = h('div', { class: 'feedback' });
+
+	async function draw(): Promise<void> {
+		const members = await all<Member>(api, path);
+		if (!context.isCurrent()) return;
+		replaceChildren(
+			list,
+			table(
+				'Members',
+				['Name', 'E-mail', 'Role', 'Actions'],
+				members.map((member) => memberRow(member)),
+			),
+		);
+	}
+
+	function memberRow(member: Member): HTMLTableRowElement {
+		const other: Role = member.role === 'admin' ? 'trainer' : 'admin';
+		const roleButton = h(
+			'button',
+			{ type: 'button', 'aria-label': `Make ${other}: ${member.name}` },
+			`Make ${other}`,
+		);
+		roleButton.addEventListener('click', () =>
+			act(roleButton, feedback, async () => {
+				await api.patch(`${path}/${encodeURIComponent(member.user_id)}`, { role: other });
+				announce(`${member.name} is now ${other}.`);
+				await draw();
+			}),
+		);
+		const removeButton = h(
+			'button',
+			{ type: 'button', class: 'danger', 'aria-label': `Remove ${member.name}` },
+			'Remove',
+		);
+		removeButton.addEventListener('click', async () => {
+			const sure = await confirmAction({
+				title: `Remove ${member.name}?`,
+				body: [
+					h(
+						'p',
+						{},
+						`${member.name} (${member.email}) leaves ${me.org.name}. Every API key of theirs stops working at once.`,
+					),
+				],
+				confirmLabel: `Remove ${member.name}`,
+			});
+			if (!sure) return removeButton.focus();
+			await act(removeButton, feedback, async () => {
+				await api.delete(`${path}/${encodeURIComponent(member.user_id)}`);
+				announce(`${member.name} was removed.`);
+				await draw();
+				// The row (and its button) is gone: the page's heading takes the focus back.
+				document.querySelector<HTMLElement>('main h1')?.focus();
+			});
+		});
+		return row(
+			member.name,
+			member.email,
+			badge(member.role, member.role === 'admin' ? 'good' : 'plain'),
+			h('span', { class: 'row-actions' }, roleButton, removeButton),
+		);
+	}
+
+	const addForm = h(
+		'form',
+		{ class: 'card', 'aria-labelledby': 'add-member-title' },
+		h('h2', { id: 'add-member-title' }, 'Add a member'),
+		field('Name', h('input', { name: 'name', required: true, maxlength: 200 })),
+		field('E-mail', h('input', { name: 'email', type: 'email', required: true })),
+		field(
+			'Role',
+			h(
+				'select',
+				{ name: 'role' },
+				h('option', { value: 'trainer' }, 'trainer'),
+				h('option', { value: 'admin' }, 'admin'),
+			),
+		),
+		h('p', {}, h('button', { type: 'submit' }, 'Add member')),
+	);
+	const addFeedback = h('div', { class: 'feedback' });
+	addForm.append(addFeedback);
+	onSubmit(addForm, addFeedback, async (values, idempotencyKey) => {
+		const added = await api.post<Member>(
+			path,
+			{ name: values.get('name'), email: values.get('email'), role: values.get('role') },
+			idempotencyKey,
+		);
+		addForm.reset();
+		announce(`${added.name} was added as ${added.role}.`);
+		await draw();
+	});
+
+	await draw();
+	return h('div', {}, h('h1', {}, 'Members'), feedback, list, addForm);
+}

@@ -1,0 +1,56 @@
+import { h, replaceChildren } from '../dom.ts';
+import type { ViewContext } from '../routes.ts';
+import type { Me } from '../types.ts';
+import { act, confirmAction } from '../ui.ts';
+
+export async function organisationPage(context: ViewContext): Promise<HTMLElement> {
+	const { api } = context;
+	const me = await api.get<Me>('/me');
+	const feedback = h('div', { class: 'feedback' });
+	const close = h('button', { type: 'button', class: 'danger' }, 'Close the organisation…');
+	close.addEventListener('click', async () => {
+		const sure = await confirmAction({
+			title: `Close ${me.org.name}?`,
+			body: [
+				h(
+					'p',
+					{},
+					'Every API key of the organisation stops working at once, this one included: you are signed out. ',
+					'Webhook endpoints still receive the org.closed event. This cannot be undone.',
+				),
+			],
+			confirmLabel: 'Close the organisation',
+			typed: me.org.slug,
+		});
+		if (!sure) return close.focus();
+		await act(close, feedback, async () => {
+			await api.post(`/orgs/${encodeURIComponent(me.org.id)}/close`);
+			// The key no longer works; the next request signs out. Make it now, with the reason.
+			replaceChildren(feedback, h('p', { class: 'done' }, 'The organisation is closed.'));
+			await api.get('/me');
+		});
+	});
+	return h(
+		'div',
+		{},
+		h('h1', {}, 'Organisation'),
+		h(
+			'dl',
+			{ class: 'facts' },
+			h('dt', {}, 'Name'),
+			h('dd', {}, me.org.name),
+			h('dt', {}, 'Slug'),
+			h('dd', {}, h('code', {}, me.org.slug)),
+			h('dt', {}, 'Id'),
+			h('dd', {}, h('code', {}, me.org.id)),
+		),
+		h(
+			'section',
+			{ class: 'card danger-zone', 'aria-labelledby': 'close-title' },
+			h('h2', { id: 'close-title' }, 'Close the organisation'),
+			h('p', {}, 'Closing ends the organisation for good. You will be asked to type its slug.'),
+			h('p', {}, close),
+			feedback,
+		),
+	);
+}

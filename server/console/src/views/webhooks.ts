@@ -1,0 +1,140 @@
+import { all } from '../api.ts';
+import { badge, h, link, replaceChildren, time } from '../dom.ts';
+import type { ViewContext } from '../routes.ts';
+import type { Webhook } from '../types.ts';
+import { act, announce, confirmAction, field, onSubmit, row, secretOnce, table } from '../ui.ts';
+
+export const webhooksPath = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}/webhooks`;
+
+/** The event types an endpoint can subscribe to, as the API's own OpenAPI document lists them. */
+async function eventTypes(context: ViewContext): Promise<string[]> {
+	const document = await context.api.get<{
+		components: {
+			schemas: Record<string, { properties?: Record<string, { items?: { enum?: string[] } }> }>;
+		};
+	}>('/openapi.json');
+	return document.components.schemas.WebhookCreate?.properties?.event_types?.items?.enum ?? [];
+}
+
+export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
+	const { api, me } = context;
+	const path = webhooksPath(me.org.id);
+	const list = h('div', {});
+	const feedback = h('div', { class: 'feedback' });
+
+	async function draw(): Promise<void> {
+		const webhooks = await all<Webhook>(api, path);
+		if (!context.isCurrent()) return;
+		replaceChildren(
+			list,
+			table(
+				'Webhook endpoints',
+				['URL', 'Events', 'State', 'Created', 'Actions'],
+				webhooks.map((webhook) => {
+					const remove = h(
+						'button',
+						{ type: 'button', class: 'danger', 'aria-label': `Delete endpoint ${webhook.url}` },
+						'Delete',
+					);
+					remove.addEventListener('click', async () => {
+						const sure = await confirmAction({
+							title: 'Delete this endpoint?',
+							body: [
+								h('p', {}, h('code', { class: 'wrap' }, webhook.url)),
+								h('p', {}, 'It receives nothing more; deliveries still pending are dropped.'),
+							],
+							confirmLabel: 'Delete endpoint',
+						});
+						if (!sure) return remove.focus();
+						await act(remove, feedback, async () => {
+							await api.delete(`${path}/${encodeURIComponent(webhook.id)}`);
+							announce('The endpoint was deleted.');
+							await draw();
+						});
+					});
+					return row(
+						h(
+							'span',
+							{},
+							link(
+								`/webhooks/${encodeURIComponent(webhook.id)}`,
+								h('span', { class: 'wrap' }, webhook.url),
+							),
+							webhook.description ? h('span', { class: 'muted block' }, webhook.description) : null,
+						),
+						h('span', { class: 'wrap' }, webhook.event_types.join(', ')),
+						webhook.disabled_at ? badge('disabled (410 Gone)', 'bad') : badge('enabled', 'good'),
+						time(webhook.created_at),
+						h(
+							'span',
+							{ class: 'row-actions' },
+							link(`/webhooks/${encodeURIComponent(webhook.id)}`, 'Deliveries'),
+							remove,
+						),
+					);
+				}),
+			),
+		);
+	}
+
+	const types = await eventTypes(context);
+	const secretSlot = h('div', {});
+	const createFeedback = h('div', { class: 'feedback' });
+	const form = h(
+		'form',
+		{ class: 'card', 'aria-labelledby': 'create-webhook-title' },
+		h('h2', { id: 'create-webhook-title' }, 'Create an endpoint'),
+		field(
+			'URL',
+			h('input', { name: 'url', type: 'url', required: true, maxlength: 2048 }),
+			'https, on a public host, unless the server allows otherwise.',
+		),
+		h(
+			'fieldset',
+			{},
+			h('legend', {}, 'Events'),
+			h(
+				'div',
+				{ class: 'checks' },
+				...types.map((type) =>
+					h(
+						'label',
+						{},
+						h('input', { type: 'checkbox', name: 'event_types', value: type }),
+						' ',
+						type,
+					),
+				),
+			),
+		),
+		field('Description (optional)', h('input', { name: 'description', maxlength: 1000 })),
+		h('p', {}, h('button', { type: 'submit' }, 'Create endpoint')),
+		createFeedback,
+	);
+	onSubmit(form, createFeedback, async (values, idempotencyKey) => {
+		const description = String(values.get('description') ?? '').trim();
+		const created = await api.post<Webhook & { secret: string }>(
+			path,
+			{
+				url: values.get('url'),
+				event_types: values.getAll('event_types'),
+				...(description ? { description } : {}),
+			},
+			idempotencyKey,
+		);
+		form.reset();
+		replaceChildren(
+			secretSlot,
+			secretOnce(
+				'Signing secret',
+				created.secret,
+				'Give it to the receiver to verify signatures. The API shows it once, and never again.',
+			),
+		);
+		announce('The endpoint was created. Copy its signing secret now: it is shown once.');
+		await draw();
+	});
+
+	await draw();
+	return h('div', {}, h('h1', {}, 'Webhooks'), feedback, secretSlot, list, form);
+}
