@@ -1,4 +1,4 @@
-// `npm run build:console` (also run by `npm install` and `npm run build`): the web console the API
+// `npm run build:console` (also run by `npm start` and `npm run build`): the web console the API
 // server serves at /console, into build/console.
 import { buildConsole } from '../tooling/console-build.ts';
 
