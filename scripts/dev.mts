@@ -26,6 +26,8 @@ import { freePort } from '../tooling/processes.ts';
 import { N8nClient } from '../tooling/n8n/client.ts';
 import { OWNER, startN8n, type N8n } from '../tooling/n8n/processes.ts';
 import { ROOT } from '../tooling/root.ts';
+import { buildConsole } from '../tooling/console-build.ts';
+import { consoleUrlOf } from '../server/src/http/console.ts';
 import { eventually } from '../tooling/eventually.ts';
 
 const USAGE = `usage: npm run dev [-- --fresh] [-- --api-port 3000 --n8n-port 5678] [-- --data .dev]
@@ -181,8 +183,9 @@ try {
 	installPackage();
 	PROGRESS(`package built and installed (${seconds(since)})`);
 
-	// 3. The API server, and the demo organisation on its first run.
+	// 3. The web console, the API server, and the demo organisation on its first run.
 	since = performance.now();
+	buildConsole();
 	const apiPort = await choosePort(options.apiPort, earlier?.apiPort, 'the API server');
 	const databasePath = join(options.data, 'api.sqlite');
 	let state: State;
@@ -240,6 +243,7 @@ try {
 Ready in ${seconds(started)}.
 
   Editor      ${n8n.url}   log in as ${OWNER.email} / ${OWNER.password}
+  Console     ${consoleUrlOf(api.url)}   sign in with the key below
   API         ${api.url}
   API key     ${state.apiKey}   (admin ${state.adminEmail} of "${state.org.name}", ${state.org.id})
   MCP server  ${n8n.webhookBase}/mcp/training-lab   Authorization: Bearer ${state.mcpToken}
@@ -247,8 +251,10 @@ Ready in ${seconds(started)}.
 
 ${await tryIt(demoAdmin, state)}
 
-Watching nodes/ and credentials/: a change rebuilds the package and n8n reloads it. Ctrl-C stops everything.`);
+Watching nodes/ and credentials/ (a change rebuilds the package and n8n reloads it) and server/console/
+(a change rebuilds the console). Ctrl-C stops everything.`);
 	followSources(installPackage, n8n);
+	followConsoleSources();
 } catch (error) {
 	console.error(`\nnpm run dev failed: ${(error as Error).message}`);
 	await stopAll();
@@ -268,7 +274,8 @@ async function tryIt(demoAdmin: ApiClient, state: State): Promise<string> {
 	if (!trainer)
 		return `Try it: add a member, remove it with the user_id this returns, and see "Training Lab: react to member removal" run (editor → Executions):
   curl -s ${auth} -H "Content-Type: application/json" -d '{"email":"new@demo.test","name":"New Trainer","role":"trainer"}' ${apiUrl}/orgs/${state.org.id}/members`;
-	return `Try it: remove ${trainer.email} and see "Training Lab: react to member removal" run (editor → Executions):
+	return `Try it: remove ${trainer.email} and see "Training Lab: react to member removal" run (editor → Executions).
+In the console: Members → Remove, next to ${trainer.email}. Or with curl:
   curl -s -X DELETE ${auth} ${apiUrl}/orgs/${state.org.id}/members/${trainer.user_id}`;
 }
 
@@ -368,6 +375,24 @@ function snapshot(folders: string[]): string {
 			if (stats?.isFile()) entries.push(`${folder}/${file}:${stats.size}:${stats.mtimeMs}`);
 		}
 	return entries.sort().join('\n');
+}
+
+/** Rebuilds the console on every change under server/console (the server serves the new build at once). */
+function followConsoleSources(): void {
+	const folders = ['server/console'];
+	let seen = snapshot(folders);
+	const timer = setInterval(() => {
+		const now = snapshot(folders);
+		if (now === seen) return;
+		seen = now;
+		try {
+			buildConsole();
+			console.log(`\nConsole rebuilt: reload its page.`);
+		} catch (error) {
+			console.error(`The console did not build:\n${(error as Error).message}`);
+		}
+	}, 500);
+	toClose.push({ close: () => clearInterval(timer) });
 }
 
 /**

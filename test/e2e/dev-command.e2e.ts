@@ -2,12 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:net';
+import type { Browser } from 'playwright-core';
 import { ApiClient } from '../../tooling/api/client';
+import { ensureChromium, launchChromium } from '../../tooling/browser';
 import { eventually } from '../../tooling/eventually';
 import { freePort, tempRoot } from '../../tooling/processes';
 import { N8nClient } from '../../tooling/n8n/client';
 import { patiently } from '../../tooling/n8n/processes';
 import { ROOT } from '../../tooling/root';
+import { ConsolePage } from './console-page';
 
 /**
  * `npm run dev`, run as the README says, in a data folder of its own: what it prints is what a
@@ -16,11 +19,16 @@ import { ROOT } from '../../tooling/root';
 describe('npm run dev', () => {
 	let data: string;
 
-	beforeAll(() => {
+	let browser: Browser;
+
+	beforeAll(async () => {
 		data = tempRoot();
+		ensureChromium('The dev command test');
+		browser = await launchChromium();
 	});
 
-	afterAll(() => {
+	afterAll(async () => {
+		await browser?.close();
 		if (!process.env.TRAININGLAB_E2E_KEEP) rmSync(data, { recursive: true, force: true });
 	});
 
@@ -30,6 +38,7 @@ describe('npm run dev', () => {
 		exited: Promise<number | null>;
 		printed: {
 			editor: string;
+			console: string;
 			email: string;
 			password: string;
 			api: string;
@@ -75,6 +84,7 @@ describe('npm run dev', () => {
 				editor: field(/Editor\s+(http:\/\/\S+)/),
 				email: field(/log in as (\S+) \//),
 				password: field(/log in as \S+ \/ (\S+)/),
+				console: field(/Console\s+(http:\/\/\S+\/console\/)/),
 				api: field(/API\s+(http:\/\/\S+\/api\/v1)/),
 				apiKey: field(/API key\s+(\S+)/),
 				orgId: field(/API key\s+\S+\s+\(admin \S+ of "[^"]+", (\S+)\)/),
@@ -134,7 +144,7 @@ describe('npm run dev', () => {
 		'Training Lab: chat with an AI agent that schedules sessions',
 	];
 
-	it('starts the API and n8n with the credential and the examples; a removed member starts the example; Ctrl-C stops everything', async () => {
+	it('starts the API, its console and n8n with the credential and the examples; a member removed in the console starts the example; Ctrl-C stops everything', async () => {
 		const dev = await startDev(['--fresh']);
 		const { printed } = dev;
 		let client: N8nClient | undefined;
@@ -173,13 +183,28 @@ describe('npm run dev', () => {
 				.map((workflow) => workflow.name);
 			expect(active.sort()).toEqual(exampleNames.slice(0, 3).sort());
 
-			// What the printed "Try it" does: a member removed through the API with the printed key.
+			// What the printed "Try it" says: a trainer removed in the console, signed in with the printed key.
 			const api = new ApiClient(printed.api, printed.apiKey);
 			const members = (await api.get(`/orgs/${printed.orgId}/members`)).body;
 			const trainer = members.find((member: { role: string }) => member.role === 'trainer');
-			expect((await api.delete(`/orgs/${printed.orgId}/members/${trainer.user_id}`)).status).toBe(
-				204,
-			);
+			expect(dev.output()).toContain(`In the console: Members → Remove, next to ${trainer.email}.`);
+			expect(new URL(printed.console).origin).toBe(new URL(printed.api).origin);
+			const tab = await ConsolePage.open(browser, new URL(printed.console).origin);
+			try {
+				await tab.signedIn(printed.apiKey);
+				await tab.goTo('Members');
+				await tab.page.getByRole('button', { name: `Remove ${trainer.name}` }).click();
+				await tab.page
+					.getByRole('dialog')
+					.getByRole('button', { name: `Remove ${trainer.name}` })
+					.click();
+				await tab.page
+					.getByRole('status')
+					.filter({ hasText: `${trainer.name} was removed.` })
+					.waitFor();
+			} finally {
+				await tab.close();
+			}
 			const removal = workflows.find((workflow) => workflow.name === exampleNames[0])!;
 			const [execution] = await eventually(
 				async () => {
