@@ -4,7 +4,13 @@
 // clone lacks.
 const Sequencer = require('@jest/test-sequencer').default;
 
-const ORDER = ['n8n2-queue-mode', 'n8n2-single-process', 'n8n1-single-process', 'dev-command'];
+const ORDER = [
+	'n8n2-queue-mode',
+	'n8n2-single-process',
+	'n8n1-single-process',
+	'dev-command',
+	'console',
+];
 const rank = (path) => {
 	const index = ORDER.findIndex((name) => path.endsWith(`${name}.e2e.ts`));
 	return index === -1 ? ORDER.length : index;
