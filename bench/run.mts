@@ -3,6 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BOUNDS } from '../server/src/schemas/bounds.ts';
+import { benchConsole } from './console.mts';
 import { benchScaling } from './scaling.mts';
 import { ROOT, SMOKE } from './support.mts';
 import { benchThroughput } from './throughput.mts';
@@ -16,6 +17,7 @@ const add = (benchmark: string, result: string, target = '') => {
 	console.error(`  ${benchmark}: ${result}`);
 };
 const ms = (value: number) => `${value} ms`;
+const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
 const started = Date.now();
 
 // `--smoke` (CI): every part end to end at sizes that take seconds; its figures mean nothing.
@@ -96,6 +98,27 @@ add(
 	`${bulk.seconds.toFixed(1)} s for ${bulk.requests} requests (${bulk.rateLimited} × 429 waited out); ideal ${bulk.idealSeconds.toFixed(1)} s → ${bulk.ratio.toFixed(2)} ×; ${bulk.failures} failures, ${bulk.duplicates} duplicates`,
 	`≤ 1.1 × ideal, 0 failures, 0 duplicates: ${bulk.ratio <= 1.1 && bulk.failures === 0 && bulk.duplicates === 0 ? 'met' : 'MISSED'}`,
 );
+
+console.error('the web console in Chromium: weight, and time to a usable page, cold and warm…');
+const consoleOptions = SMOKE ? { rounds: 1, members: 5 } : { rounds: 15, members: 100 };
+const consoleResult = await benchConsole(consoleOptions);
+add(
+	'web console, its whole build',
+	`${consoleResult.files} files, ${kb(consoleResult.bytes)} (${kb(consoleResult.gzipBytes)} gzipped); ${consoleResult.requests} requests until Members is drawn`,
+	`< 100 KB gzipped: ${consoleResult.gzipBytes < 100_000 ? 'met' : 'MISSED'}`,
+);
+for (const [what, result] of [
+	['sign-in page usable (navigation → key field focused)', consoleResult.signInUsableMs],
+	[
+		`Members usable, ${consoleOptions.members + 3} rows (Sign in → table drawn)`,
+		consoleResult.membersUsableMs,
+	],
+] as const)
+	add(
+		`web console, ${what}`,
+		`cold ${ms(result.cold)}, warm ${ms(result.warm)} (warm/cold ${(result.warm / result.cold).toFixed(2)})`,
+		`cold < 1000 ms: ${result.cold < 1000 ? 'met' : 'MISSED'}`,
+	);
 
 console.log(
 	`\nNode ${process.version}, ${cpus().length} × ${cpus()[0].model}; ${Math.round((Date.now() - started) / 1000)} s in all${SMOKE ? '; smoke run: sizes too small for the figures to mean anything, targets not judged' : ''}\n`,
