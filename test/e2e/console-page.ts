@@ -37,6 +37,8 @@ export class ConsolePage {
 
 	static async open(browser: Browser, origin: string, viewport = DESKTOP): Promise<ConsolePage> {
 		const context = await browser.newContext({ viewport });
+		// As a person's browser allows it when they press a Copy button.
+		await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
 		const page = await context.newPage();
 		const tab = new ConsolePage(context, page, origin);
 		await page.goto(`${origin}/console/`);

@@ -232,6 +232,9 @@ describe('the web console', () => {
 		await tab.page.getByRole('button', { name: 'Create key' }).click();
 		const trainerKey = (await tab.page.locator('.secret').textContent())!;
 		expect(trainerKey).toMatch(/^tlk_/);
+		await tab.page.getByRole('button', { name: 'Copy API key “trainer laptop”' }).click();
+		await tab.page.getByText('Copied.').waitFor();
+		expect(await tab.page.evaluate(() => navigator.clipboard.readText())).toBe(trainerKey);
 		// Shown once: the list has only its prefix, and leaving the page loses it.
 		await tab.goTo('Members');
 		await tab.goTo('API keys');
@@ -275,6 +278,32 @@ describe('the web console', () => {
 		await expect(tab.page.getByRole('dialog').textContent()).resolves.toContain(name);
 		await tab.page.keyboard.press('Escape');
 		expect(await tab.page.locator('img').count()).toBe(0);
+	});
+
+	it('changes a member’s role, and deletes a webhook endpoint', async () => {
+		const promoted = await addMember('Ada Promoted', 'ada.promoted@console.test');
+		const endpoint = (
+			await admin.post(`/orgs/${org.org.id}/webhooks`, {
+				url: `${receiver.url}/hooks/to-delete`,
+				event_types: ['session.created'],
+			})
+		).body;
+		const tab = await openConsole();
+		await tab.signedIn(org.api_key);
+		await tab.goTo('Members');
+		await tab.page.getByRole('button', { name: 'Make admin: Ada Promoted' }).click();
+		await tab.page.getByRole('button', { name: 'Make trainer: Ada Promoted' }).waitFor();
+		const members = (await admin.getAll<{ user_id: string; role: string }>(membersPath())).items;
+		expect(members.find((member) => member.user_id === promoted.user_id)?.role).toBe('admin');
+
+		await tab.goTo('Webhooks');
+		await tab.page
+			.getByRole('button', { name: `Delete endpoint ${receiver.url}/hooks/to-delete` })
+			.click();
+		await tab.page.getByRole('dialog').getByRole('button', { name: 'Delete endpoint' }).click();
+		await tab.page.getByRole('status').filter({ hasText: 'The endpoint was deleted.' }).waitFor();
+		expect((await admin.get(`/orgs/${org.org.id}/webhooks/${endpoint.id}`)).status).toBe(404);
+		expect(await tab.page.locator('main').textContent()).not.toContain('/hooks/to-delete');
 	});
 
 	it('runs a session: create from a published version, open, start, a join code shown once, end, delete', async () => {
