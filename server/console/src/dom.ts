@@ -35,6 +35,16 @@ export function replaceChildren(parent: Element, ...children: Child[]): void {
 	append(parent, ...children);
 }
 
+/**
+ * 128 random bits as hex: element ids and Idempotency-Keys. Not crypto.randomUUID, which a browser
+ * offers only in a secure context, and the console may be opened over plain http on a LAN address.
+ */
+export function randomId(): string {
+	return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) =>
+		byte.toString(16).padStart(2, '0'),
+	).join('');
+}
+
 /** A link inside the console; `path` is a console route such as `/sessions/…`. */
 export function link(path: string, ...children: Child[]): HTMLAnchorElement {
 	return h('a', { href: `#${path}` }, ...children);

@@ -1,7 +1,7 @@
 // The console's shared pieces: how an answer of the API is announced, confirmations, a secret shown
 // once, and forms whose submission is one intent however often it is sent.
 import { ApiError } from './api.ts';
-import { h, replaceChildren, type Child } from './dom.ts';
+import { h, randomId, replaceChildren, type Child } from './dom.ts';
 
 const ANNOUNCEMENT_SHOWN_MS = 8_000;
 let hideAnnouncement: ReturnType<typeof setTimeout> | undefined;
@@ -64,7 +64,7 @@ export function confirmAction(options: {
 	return new Promise((resolve) => {
 		const confirmButton = h('button', { type: 'submit', class: 'danger' }, options.confirmLabel);
 		const cancelButton = h('button', { type: 'button' }, 'Cancel');
-		const titleId = `dialog-title-${crypto.randomUUID()}`;
+		const titleId = `dialog-title-${randomId()}`;
 		let typedInput: HTMLInputElement | null = null;
 		if (options.typed !== undefined) {
 			const expected = options.typed;
@@ -156,8 +156,8 @@ export function onSubmit(
 	slot: Element,
 	send: (values: FormData, idempotencyKey: string) => Promise<void>,
 ): void {
-	let idempotencyKey = crypto.randomUUID();
-	form.addEventListener('input', () => (idempotencyKey = crypto.randomUUID()));
+	let idempotencyKey = randomId();
+	form.addEventListener('input', () => (idempotencyKey = randomId()));
 	form.addEventListener('submit', async (event) => {
 		event.preventDefault();
 		const buttons = [...form.querySelectorAll('button')];
@@ -166,7 +166,7 @@ export function onSubmit(
 		replaceChildren(slot);
 		try {
 			await send(new FormData(form), idempotencyKey);
-			idempotencyKey = crypto.randomUUID();
+			idempotencyKey = randomId();
 		} catch (error) {
 			showError(slot, error);
 		} finally {
@@ -195,7 +195,7 @@ export async function act(
 
 /** A labelled form field. */
 export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
-	const id = control.id || `field-${crypto.randomUUID()}`;
+	const id = control.id || `field-${randomId()}`;
 	control.id = id;
 	const hintId = hint ? `${id}-hint` : undefined;
 	if (hintId) control.setAttribute('aria-describedby', hintId);
