@@ -14,7 +14,7 @@ export const option: OperationOption = {
 
 /** What a model reads of this operation when the node is an AI tool. */
 export const toolDescription =
-	'Lists the deliveries to a webhook endpoint, given its id (a UUID from listing webhook endpoints), newest first: event, status (pending, succeeded, failed or exhausted), attempts and the last error. Needs an admin API key.';
+	'Lists the deliveries to a webhook endpoint, given its id (a UUID from listing webhook endpoints), newest first: event, status (pending, succeeded, failed or exhausted), the next retry, and every attempt with its time, HTTP status or error, and duration. Needs an admin API key.';
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['getDeliveries'] } },
