@@ -34,7 +34,7 @@ describe('the web console', () => {
 		buildConsole();
 		dir = tempRoot();
 		const databasePath = join(dir, 'api.sqlite');
-		org = bootstrapOrg(databasePath, 'Console Training', 'ada@tab.test');
+		org = bootstrapOrg(databasePath, 'Console Training', 'ada@console.test');
 		server = await spawnServer({
 			DATABASE_PATH: databasePath,
 			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
@@ -164,7 +164,7 @@ describe('the web console', () => {
 	});
 
 	it('by keyboard alone: removes a member, then reads the delivery that followed, one failed attempt and one that succeeded', async () => {
-		const leaving = await addMember('Grace Leaving', 'grace@tab.test');
+		const leaving = await addMember('Grace Leaving', 'grace@console.test');
 		let calls = 0;
 		receiver.reply = () =>
 			++calls === 1 ? { status: 500, body: 'receiver restarting' } : { status: 204 };
@@ -190,7 +190,7 @@ describe('the web console', () => {
 		await tab.page.keyboard.press('Enter');
 		const dialog = tab.page.getByRole('dialog', { name: 'Remove Grace Leaving?' });
 		await dialog.waitFor();
-		expect(await dialog.textContent()).toContain('grace@tab.test');
+		expect(await dialog.textContent()).toContain('grace@console.test');
 		await tab.tabTo('Remove Grace Leaving'); // the dialog's own confirm button
 		await tab.page.keyboard.press('Enter');
 		await tab.page.getByRole('status').filter({ hasText: 'Grace Leaving was removed.' }).waitFor();
@@ -223,7 +223,7 @@ describe('the web console', () => {
 	});
 
 	it('signs a trainer in with a key made in the console, and shows the API’s refusal of an admin action', async () => {
-		const staying = await addMember('Hopper Staying', 'hopper@tab.test');
+		const staying = await addMember('Hopper Staying', 'hopper@console.test');
 		const tab = await openConsole();
 		await tab.signedIn(org.api_key);
 		await tab.goTo('API keys');
@@ -268,7 +268,7 @@ describe('the web console', () => {
 		await tab.signedIn(org.api_key);
 		await tab.goTo('Members');
 		await tab.page.getByLabel('Name').fill(name);
-		await tab.page.getByLabel('E-mail').fill('xss@tab.test');
+		await tab.page.getByLabel('E-mail').fill('xss@console.test');
 		await tab.page.getByRole('button', { name: 'Add member' }).click();
 		await tab.page.getByRole('cell', { name, exact: true }).waitFor();
 		expect(await tab.page.locator('main img').count()).toBe(0);
@@ -326,7 +326,7 @@ describe('the web console', () => {
 		const code = (await tab.page.locator('.secret').textContent())!;
 		expect(code).toMatch(/^[A-Z0-9]{8}$/);
 		const sessionId = tab.page.url().split('/').pop()!;
-		const joined = await admin.post('/join', { join_code: code, email: 'p@tab.test', name: 'P' });
+		const joined = await admin.post('/join', { join_code: code, email: 'p@console.test', name: 'P' });
 		expect(joined.body.session_id).toBe(sessionId);
 
 		await tab.page.getByRole('button', { name: 'End session' }).click();

@@ -1,6 +1,7 @@
 // The console's shared pieces: how an answer of the API is announced, confirmations, a secret shown
 // once, and forms whose submission is one intent however often it is sent.
-import { ApiError } from './api.ts';
+import { all, ApiError } from './api.ts';
+import type { ViewContext } from './routes.ts';
 import { h, randomId, replaceChildren, type Child } from './dom.ts';
 
 const ANNOUNCEMENT_SHOWN_MS = 8_000;
@@ -193,6 +194,19 @@ export async function act(
 	}
 }
 
+/** The role a new member or key gets: trainer unless chosen otherwise. */
+export function roleField(): HTMLElement {
+	return field(
+		'Role',
+		h(
+			'select',
+			{ name: 'role' },
+			h('option', { value: 'trainer' }, 'trainer'),
+			h('option', { value: 'admin' }, 'admin'),
+		),
+	);
+}
+
 /** A labelled form field. */
 export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
 	const id = control.id || `field-${randomId()}`;
@@ -206,6 +220,27 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLE
 		control,
 		hint ? h('span', { class: 'hint', id: hintId }, hint) : null,
 	);
+}
+
+/**
+ * A table of everything a list endpoint returns (every page), drawn again by `refresh()` after each
+ * change, unless the person has left the page meanwhile.
+ */
+export function listTable<T>(
+	context: ViewContext,
+	path: string,
+	caption: string,
+	headings: string[],
+	toRow: (item: T) => HTMLTableRowElement,
+): { element: HTMLElement; refresh(): Promise<void> } {
+	const element = h('div', {});
+	return {
+		element,
+		async refresh() {
+			const items = await all<T>(context.api, path);
+			if (context.isCurrent()) replaceChildren(element, table(caption, headings, items.map(toRow)));
+		},
+	};
 }
 
 /**

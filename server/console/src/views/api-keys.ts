@@ -1,62 +1,66 @@
-import { all } from '../api.ts';
 import { badge, h, replaceChildren, time } from '../dom.ts';
 import type { ViewContext } from '../routes.ts';
 import type { ApiKey } from '../types.ts';
-import { act, announce, confirmAction, field, onSubmit, row, secretOnce, table } from '../ui.ts';
+import {
+	act,
+	announce,
+	confirmAction,
+	field,
+	listTable,
+	roleField,
+	onSubmit,
+	row,
+	secretOnce,
+} from '../ui.ts';
 
 export async function apiKeysPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
 	const path = `/orgs/${encodeURIComponent(me.org.id)}/api-keys`;
-	const list = h('div', {});
 	const feedback = h('div', { class: 'feedback' });
+	const list = listTable(
+		context,
+		path,
+		'API keys',
+		['Name', 'Prefix', 'Role', 'Created', 'State', 'Actions'],
+		keyRow,
+	);
 
-	async function draw(): Promise<void> {
-		const keys = await all<ApiKey>(api, path);
-		if (!context.isCurrent()) return;
-		replaceChildren(
-			list,
-			table(
-				'API keys',
-				['Name', 'Prefix', 'Role', 'Created', 'State', 'Actions'],
-				keys.map((key) => {
-					const revoke = key.revoked_at
-						? null
-						: h(
-								'button',
-								{ type: 'button', class: 'danger', 'aria-label': `Revoke key ${key.name}` },
-								'Revoke',
-							);
-					revoke?.addEventListener('click', async () => {
-						const sure = await confirmAction({
-							title: `Revoke the key “${key.name}”?`,
-							body: [
-								h(
-									'p',
-									{},
-									`Anything using the key ${key.prefix}… stops working at once. This cannot be undone.`,
-								),
-							],
-							confirmLabel: 'Revoke key',
-						});
-						if (!sure) return revoke.focus();
-						await act(revoke, feedback, async () => {
-							await api.delete(`${path}/${encodeURIComponent(key.id)}`);
-							announce(`The key “${key.name}” was revoked.`);
-							await draw();
-						});
-					});
-					return row(
-						key.name,
-						h('code', {}, `${key.prefix}…`),
-						key.role,
-						time(key.created_at),
-						key.revoked_at
-							? h('span', {}, badge('revoked', 'bad'), ' ', time(key.revoked_at))
-							: badge('active', 'good'),
-						revoke,
-					);
-				}),
-			),
+	function keyRow(key: ApiKey): HTMLTableRowElement {
+		const revoke = key.revoked_at
+			? null
+			: h(
+					'button',
+					{ type: 'button', class: 'danger', 'aria-label': `Revoke key ${key.name}` },
+					'Revoke',
+				);
+		revoke?.addEventListener('click', async () => {
+			const sure = await confirmAction({
+				title: `Revoke the key “${key.name}”?`,
+				body: [
+					h(
+						'p',
+						{},
+						`Anything using the key ${key.prefix}… stops working at once. This cannot be undone.`,
+					),
+				],
+				confirmLabel: 'Revoke key',
+			});
+			if (!sure) return revoke.focus();
+			await act(revoke, feedback, async () => {
+				await api.delete(`${path}/${encodeURIComponent(key.id)}`);
+				announce(`The key “${key.name}” was revoked.`);
+				await list.refresh();
+			});
+		});
+		return row(
+			key.name,
+			h('code', {}, `${key.prefix}…`),
+			key.role,
+			time(key.created_at),
+			key.revoked_at
+				? h('span', {}, badge('revoked', 'bad'), ' ', time(key.revoked_at))
+				: badge('active', 'good'),
+			revoke,
 		);
 	}
 
@@ -71,15 +75,7 @@ export async function apiKeysPage(context: ViewContext): Promise<HTMLElement> {
 			h('input', { name: 'name', required: true, maxlength: 200 }),
 			'What uses it, e.g. “n8n production”.',
 		),
-		field(
-			'Role',
-			h(
-				'select',
-				{ name: 'role' },
-				h('option', { value: 'trainer' }, 'trainer'),
-				h('option', { value: 'admin' }, 'admin'),
-			),
-		),
+		roleField(),
 		h('p', {}, h('button', { type: 'submit' }, 'Create key')),
 		createFeedback,
 	);
@@ -99,9 +95,9 @@ export async function apiKeysPage(context: ViewContext): Promise<HTMLElement> {
 			),
 		);
 		announce(`The key “${created.name}” was created. Copy it now: it is shown once.`);
-		await draw();
+		await list.refresh();
 	});
 
-	await draw();
-	return h('div', {}, h('h1', {}, 'API keys'), feedback, secretSlot, list, form);
+	await list.refresh();
+	return h('div', {}, h('h1', {}, 'API keys'), feedback, secretSlot, list.element, form);
 }

@@ -1,27 +1,19 @@
-import { all } from '../api.ts';
-import { badge, h, replaceChildren } from '../dom.ts';
+import { badge, h } from '../dom.ts';
 import type { ViewContext } from '../routes.ts';
 import type { Member, Role } from '../types.ts';
-import { act, announce, confirmAction, field, onSubmit, row, table } from '../ui.ts';
+import { act, announce, confirmAction, field, listTable, onSubmit, roleField, row } from '../ui.ts';
 
 export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
 	const path = `/orgs/${encodeURIComponent(me.org.id)}/members`;
-	const list = h('div', {});
 	const feedback = h('div', { class: 'feedback' });
-
-	async function draw(): Promise<void> {
-		const members = await all<Member>(api, path);
-		if (!context.isCurrent()) return;
-		replaceChildren(
-			list,
-			table(
-				'Members',
-				['Name', 'E-mail', 'Role', 'Actions'],
-				members.map((member) => memberRow(member)),
-			),
-		);
-	}
+	const list = listTable(
+		context,
+		path,
+		'Members',
+		['Name', 'E-mail', 'Role', 'Actions'],
+		memberRow,
+	);
 
 	function memberRow(member: Member): HTMLTableRowElement {
 		const other: Role = member.role === 'admin' ? 'trainer' : 'admin';
@@ -34,7 +26,7 @@ export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 			act(roleButton, feedback, async () => {
 				await api.patch(`${path}/${encodeURIComponent(member.user_id)}`, { role: other });
 				announce(`${member.name} is now ${other}.`);
-				await draw();
+				await list.refresh();
 			}),
 		);
 		const removeButton = h(
@@ -58,7 +50,7 @@ export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 			await act(removeButton, feedback, async () => {
 				await api.delete(`${path}/${encodeURIComponent(member.user_id)}`);
 				announce(`${member.name} was removed.`);
-				await draw();
+				await list.refresh();
 				// The row (and its button) is gone: the page's heading takes the focus back.
 				document.querySelector<HTMLElement>('main h1')?.focus();
 			});
@@ -77,15 +69,7 @@ export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 		h('h2', { id: 'add-member-title' }, 'Add a member'),
 		field('Name', h('input', { name: 'name', required: true, maxlength: 200 })),
 		field('E-mail', h('input', { name: 'email', type: 'email', required: true })),
-		field(
-			'Role',
-			h(
-				'select',
-				{ name: 'role' },
-				h('option', { value: 'trainer' }, 'trainer'),
-				h('option', { value: 'admin' }, 'admin'),
-			),
-		),
+		roleField(),
 		h('p', {}, h('button', { type: 'submit' }, 'Add member')),
 	);
 	const addFeedback = h('div', { class: 'feedback' });
@@ -98,9 +82,9 @@ export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 		);
 		addForm.reset();
 		announce(`${added.name} was added as ${added.role}.`);
-		await draw();
+		await list.refresh();
 	});
 
-	await draw();
-	return h('div', {}, h('h1', {}, 'Members'), feedback, list, addForm);
+	await list.refresh();
+	return h('div', {}, h('h1', {}, 'Members'), feedback, list.element, addForm);
 }

@@ -1,8 +1,16 @@
-import { all } from '../api.ts';
 import { badge, h, link, replaceChildren, time } from '../dom.ts';
 import type { ViewContext } from '../routes.ts';
 import type { Webhook } from '../types.ts';
-import { act, announce, confirmAction, field, onSubmit, row, secretOnce, table } from '../ui.ts';
+import {
+	act,
+	announce,
+	confirmAction,
+	field,
+	listTable,
+	onSubmit,
+	row,
+	secretOnce,
+} from '../ui.ts';
 
 export const webhooksPath = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}/webhooks`;
 
@@ -19,60 +27,55 @@ async function eventTypes(context: ViewContext): Promise<string[]> {
 export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
 	const path = webhooksPath(me.org.id);
-	const list = h('div', {});
 	const feedback = h('div', { class: 'feedback' });
+	const list = listTable(
+		context,
+		path,
+		'Webhook endpoints',
+		['URL', 'Events', 'State', 'Created', 'Actions'],
+		webhookRow,
+	);
 
-	async function draw(): Promise<void> {
-		const webhooks = await all<Webhook>(api, path);
-		if (!context.isCurrent()) return;
-		replaceChildren(
-			list,
-			table(
-				'Webhook endpoints',
-				['URL', 'Events', 'State', 'Created', 'Actions'],
-				webhooks.map((webhook) => {
-					const remove = h(
-						'button',
-						{ type: 'button', class: 'danger', 'aria-label': `Delete endpoint ${webhook.url}` },
-						'Delete',
-					);
-					remove.addEventListener('click', async () => {
-						const sure = await confirmAction({
-							title: 'Delete this endpoint?',
-							body: [
-								h('p', {}, h('code', { class: 'wrap' }, webhook.url)),
-								h('p', {}, 'It receives nothing more; deliveries still pending are dropped.'),
-							],
-							confirmLabel: 'Delete endpoint',
-						});
-						if (!sure) return remove.focus();
-						await act(remove, feedback, async () => {
-							await api.delete(`${path}/${encodeURIComponent(webhook.id)}`);
-							announce('The endpoint was deleted.');
-							await draw();
-						});
-					});
-					return row(
-						h(
-							'span',
-							{},
-							link(
-								`/webhooks/${encodeURIComponent(webhook.id)}`,
-								h('span', { class: 'wrap' }, webhook.url),
-							),
-							webhook.description ? h('span', { class: 'muted block' }, webhook.description) : null,
-						),
-						h('span', { class: 'wrap' }, webhook.event_types.join(', ')),
-						webhook.disabled_at ? badge('disabled (410 Gone)', 'bad') : badge('enabled', 'good'),
-						time(webhook.created_at),
-						h(
-							'span',
-							{ class: 'row-actions' },
-							link(`/webhooks/${encodeURIComponent(webhook.id)}`, 'Deliveries'),
-							remove,
-						),
-					);
-				}),
+	function webhookRow(webhook: Webhook): HTMLTableRowElement {
+		const remove = h(
+			'button',
+			{ type: 'button', class: 'danger', 'aria-label': `Delete endpoint ${webhook.url}` },
+			'Delete',
+		);
+		remove.addEventListener('click', async () => {
+			const sure = await confirmAction({
+				title: 'Delete this endpoint?',
+				body: [
+					h('p', {}, h('code', { class: 'wrap' }, webhook.url)),
+					h('p', {}, 'It receives nothing more; deliveries still pending are dropped.'),
+				],
+				confirmLabel: 'Delete endpoint',
+			});
+			if (!sure) return remove.focus();
+			await act(remove, feedback, async () => {
+				await api.delete(`${path}/${encodeURIComponent(webhook.id)}`);
+				announce('The endpoint was deleted.');
+				await list.refresh();
+			});
+		});
+		return row(
+			h(
+				'span',
+				{},
+				link(
+					`/webhooks/${encodeURIComponent(webhook.id)}`,
+					h('span', { class: 'wrap' }, webhook.url),
+				),
+				webhook.description ? h('span', { class: 'muted block' }, webhook.description) : null,
+			),
+			h('span', { class: 'wrap' }, webhook.event_types.join(', ')),
+			webhook.disabled_at ? badge('disabled (410 Gone)', 'bad') : badge('enabled', 'good'),
+			time(webhook.created_at),
+			h(
+				'span',
+				{ class: 'row-actions' },
+				link(`/webhooks/${encodeURIComponent(webhook.id)}`, 'Deliveries'),
+				remove,
 			),
 		);
 	}
@@ -132,9 +135,9 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 			),
 		);
 		announce('The endpoint was created. Copy its signing secret now: it is shown once.');
-		await draw();
+		await list.refresh();
 	});
 
-	await draw();
-	return h('div', {}, h('h1', {}, 'Webhooks'), feedback, secretSlot, list, form);
+	await list.refresh();
+	return h('div', {}, h('h1', {}, 'Webhooks'), feedback, secretSlot, list.element, form);
 }
