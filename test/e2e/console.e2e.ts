@@ -326,7 +326,11 @@ describe('the web console', () => {
 		const code = (await tab.page.locator('.secret').textContent())!;
 		expect(code).toMatch(/^[A-Z0-9]{8}$/);
 		const sessionId = tab.page.url().split('/').pop()!;
-		const joined = await admin.post('/join', { join_code: code, email: 'p@console.test', name: 'P' });
+		const joined = await admin.post('/join', {
+			join_code: code,
+			email: 'p@console.test',
+			name: 'P',
+		});
 		expect(joined.body.session_id).toBe(sessionId);
 
 		await tab.page.getByRole('button', { name: 'End session' }).click();
