@@ -38,8 +38,9 @@ describe('the web console', () => {
 		server = await spawnServer({
 			DATABASE_PATH: databasePath,
 			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
-			// One retry, a second after the first attempt: a failed and a successful attempt in a test.
-			WEBHOOK_RETRY_SCHEDULE_S: '1',
+			// A first retry a second after the first attempt (a failed and a successful attempt in one
+			// test), then one an hour later (a retry still to come, to read on the page).
+			WEBHOOK_RETRY_SCHEDULE_S: '1,3600',
 		});
 		origin = new URL(server.url).origin;
 		admin = new ApiClient(server.url, org.api_key);
@@ -278,6 +279,30 @@ describe('the web console', () => {
 		await expect(tab.page.getByRole('dialog').textContent()).resolves.toContain(name);
 		await tab.page.keyboard.press('Escape');
 		expect(await tab.page.locator('img').count()).toBe(0);
+	});
+
+	it('shows when a failing delivery is tried next', async () => {
+		receiver.reply = (delivery) =>
+			delivery.path === '/hooks/down'
+				? { status: 503, body: 'down for maintenance' }
+				: { status: 204 };
+		const endpoint = (
+			await admin.post(`/orgs/${org.org.id}/webhooks`, {
+				url: `${receiver.url}/hooks/down`,
+				event_types: ['lab.created'],
+			})
+		).body;
+		await admin.post('/labs', { name: 'Never delivered', tier: 'vm' });
+		const tab = await openConsole();
+		await tab.signedIn(org.api_key);
+		await tab.page.goto(`${origin}/console/#/webhooks/${endpoint.id}`);
+		const delivery = tab.page.getByRole('listitem').filter({ hasText: 'lab.created' }).first();
+		await delivery.getByText('Attempt 2: failed').waitFor({ timeout: 30_000 });
+		const text = (await delivery.textContent())!;
+		expect(text).toContain('failed');
+		expect(text).toMatch(/Attempt 1: failed.*HTTP 503: down for maintenance/s);
+		// The hour of the schedule, ±10 % jitter.
+		expect(text).toMatch(/Next retry.*\(in (5[4-9] min|1 h)\)/s);
 	});
 
 	it('changes a member’s role, and deletes a webhook endpoint', async () => {
