@@ -69,13 +69,16 @@ export function time(iso: string | null | undefined, style: 'full' | 'time' = 'f
 export function relative(iso: string, now = Date.now()): string {
 	const seconds = Math.round((Date.parse(iso) - now) / 1000);
 	const magnitude = Math.abs(seconds);
+	const minutes = Math.round(magnitude / 60);
+	const hours = Math.round(magnitude / 3600);
+	// Each unit until the next one's rounding takes over: 59 min, then 1 h (never "60 min").
 	const amount =
 		magnitude < 60
 			? `${magnitude} s`
-			: magnitude < 3600
-				? `${Math.round(magnitude / 60)} min`
-				: magnitude < 86_400
-					? `${Math.round(magnitude / 3600)} h`
+			: minutes < 60
+				? `${minutes} min`
+				: hours < 24
+					? `${hours} h`
 					: `${Math.round(magnitude / 86_400)} d`;
 	return seconds >= 0 ? `in ${amount}` : `${amount} ago`;
 }
