@@ -144,6 +144,10 @@ function deliveryItem(delivery: Delivery): HTMLLIElement {
 function attemptStep(attempt: DeliveryAttempt): HTMLLIElement {
 	const ok = attempt.error === null;
 	const outcome = attempt.status_code === null ? 'no answer' : `HTTP ${attempt.status_code}`;
+	// The error repeats the status ("HTTP 503: down for maintenance"): only what it adds is shown.
+	const detail = attempt.error?.startsWith(outcome)
+		? attempt.error.slice(outcome.length).replace(/^[:\s]*/, '')
+		: attempt.error;
 	return h(
 		'li',
 		{ class: `attempt ${ok ? 'attempt-ok' : 'attempt-bad'}` },
@@ -154,8 +158,6 @@ function attemptStep(attempt: DeliveryAttempt): HTMLLIElement {
 			`Attempt ${attempt.attempt}: ${ok ? 'delivered' : 'failed'}`,
 		),
 		h('span', {}, time(attempt.attempted_at, 'time'), ` · ${attempt.duration_ms} ms · ${outcome}`),
-		attempt.error && attempt.error !== outcome
-			? h('span', { class: 'attempt-error' }, attempt.error)
-			: null,
+		detail ? h('span', { class: 'attempt-error' }, detail) : null,
 	);
 }
