@@ -151,15 +151,17 @@ async function showPage(): Promise<void> {
 		params: found.params,
 		isCurrent: () => thisPage === pageNumber,
 		every(ms, task) {
+			if (thisPage !== pageNumber) return; // left while loading: nothing to keep up to date
 			const timer = setInterval(() => {
 				if (!document.hidden) task();
 			}, ms);
 			leavePage.push(() => clearInterval(timer));
 		},
 		setTitle(title) {
-			document.title = `${title} · Training Lab console`;
+			if (thisPage === pageNumber) document.title = `${title} · Training Lab console`;
 		},
 	};
+	context.setTitle(found.route.title); // a view may name its page more precisely
 	main.setAttribute('aria-busy', 'true');
 	replaceChildren(main, h('p', { class: 'loading' }, 'Loading…'));
 	let content: HTMLElement;
@@ -169,7 +171,6 @@ async function showPage(): Promise<void> {
 		content = h('div', {}, h('h1', { tabindex: '-1' }, found.route.title), errorBox(error));
 	}
 	if (!context.isCurrent() || !signed) return;
-	if (!document.title.startsWith(found.route.title)) context.setTitle(found.route.title);
 	main.removeAttribute('aria-busy');
 	replaceChildren(main, content);
 	focusHeading(main);
