@@ -1,3 +1,4 @@
+import { isoAt } from '../core/clock.ts';
 import type { Actor } from '../core/actor.ts';
 import type { AttemptOutcome, DueDelivery } from '../repositories/deliveries.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
@@ -61,34 +62,23 @@ export class DeliveryService extends DomainService {
 	record(delivery: DueDelivery, result: AttemptResult, startedAt: number): void {
 		const attempts = delivery.attempts + 1;
 		const endedAt = this.clock.now();
-		const base = {
+		const gone = result.error !== null && result.statusCode === 410;
+		const state: Pick<AttemptOutcome, 'status' | 'next_attempt_at'> =
+			result.error === null
+				? { status: 'succeeded', next_attempt_at: null }
+				: gone
+					? { status: 'exhausted', next_attempt_at: null }
+					: this.#retryAfter(attempts, endedAt);
+		const outcome: AttemptOutcome = {
+			...state,
 			attempts,
 			last_status_code: result.statusCode,
 			last_error: result.error,
-			last_attempt_at: new Date(startedAt).toISOString(),
+			last_attempt_at: isoAt(startedAt),
 		};
-		const durationMs = Math.max(0, endedAt - startedAt);
 		this.transaction(() => {
-			if (result.error === null) {
-				this.repos.deliveries.record(
-					delivery,
-					{ ...base, status: 'succeeded', next_attempt_at: null },
-					durationMs,
-				);
-			} else if (result.statusCode === 410) {
-				this.repos.deliveries.record(
-					delivery,
-					{ ...base, status: 'exhausted', next_attempt_at: null },
-					durationMs,
-				);
-				this.#disableGone(delivery, base.last_attempt_at);
-			} else {
-				this.repos.deliveries.record(
-					delivery,
-					{ ...base, ...this.#retryAfter(attempts, endedAt) },
-					durationMs,
-				);
-			}
+			this.repos.deliveries.record(delivery, outcome, Math.max(0, endedAt - startedAt));
+			if (gone) this.#disableGone(delivery, outcome.last_attempt_at);
 		});
 	}
 

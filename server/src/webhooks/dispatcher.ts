@@ -125,13 +125,13 @@ export class WebhookDispatcher {
 			actor: delivery.event_actor,
 			data: JSON.parse(delivery.event_data),
 		});
+		const startedAt = this.#clock.now();
 		const headers = signedHeaders(
 			delivery.secret,
 			delivery.event_id,
-			Math.floor(this.#clock.now() / 1000),
+			Math.floor(startedAt / 1000),
 			body,
 		);
-		const startedAt = this.#clock.now();
 		const result = await this.#sender.post(delivery.url, body, headers, this.#abort.signal);
 		if (result) this.#deliveries.record(delivery, result, startedAt);
 	}
