@@ -377,36 +377,47 @@ function snapshot(folders: string[]): string {
 	return entries.sort().join('\n');
 }
 
-/** Rebuilds the console on every change under server/console (the server serves the new build at once). */
-function followConsoleSources(): void {
-	const folders = ['server/console'];
+/**
+ * Calls `handle` whenever a file below `folders` changes; a change during `handle` makes one more
+ * call after it. Looks twice a second rather than with fs.watch, whose recursive mode on Linux loses
+ * a file that an editor saves by writing a new one and renaming it over the old.
+ */
+function whenChanged(folders: string[], handle: () => void | Promise<void>): void {
 	let seen = snapshot(folders);
-	const timer = setInterval(() => {
+	let busy = false;
+	const timer = setInterval(async () => {
+		if (busy) return;
 		const now = snapshot(folders);
 		if (now === seen) return;
 		seen = now;
+		busy = true;
+		try {
+			await handle();
+		} finally {
+			busy = false;
+		}
+	}, 500);
+	toClose.push({ close: () => clearInterval(timer) });
+}
+
+/** Rebuilds the console on every change under server/console (the server serves the new build at once). */
+function followConsoleSources(): void {
+	whenChanged(['server/console'], () => {
 		try {
 			buildConsole();
 			console.log(`\nConsole rebuilt: reload its page.`);
 		} catch (error) {
 			console.error(`The console did not build:\n${(error as Error).message}`);
 		}
-	}, 500);
-	toClose.push({ close: () => clearInterval(timer) });
+	});
 }
 
 /**
- * Rebuilds and reinstalls the package on every change under nodes/ or credentials/ (changes that
- * come during a build make one more build after it), and says when n8n has reloaded it. Looks twice
- * a second rather than with fs.watch, whose recursive mode on Linux loses a file that an editor
- * saves by writing a new one and renaming it over the old.
+ * Rebuilds and reinstalls the package on every change under nodes/ or credentials/, and says when
+ * n8n has reloaded it.
  */
 function followSources(installPackage: () => void, n8n: N8n): void {
-	const folders = ['nodes', 'credentials'];
-	let seen = snapshot(folders);
-	let building = false;
-	const rebuild = async () => {
-		building = true;
+	whenChanged(['nodes', 'credentials'], async () => {
 		const since = performance.now();
 		const logBefore = readFileSync(n8n.log, 'utf8').length;
 		try {
@@ -422,16 +433,6 @@ function followSources(installPackage: () => void, n8n: N8n): void {
 			console.error(
 				`The rebuild failed; n8n keeps the last good build:\n${(error as Error).message}`,
 			);
-		} finally {
-			building = false;
 		}
-	};
-	const timer = setInterval(() => {
-		if (building) return;
-		const now = snapshot(folders);
-		if (now === seen) return;
-		seen = now;
-		void rebuild();
-	}, 500);
-	toClose.push({ close: () => clearInterval(timer) });
+	});
 }
