@@ -148,32 +148,47 @@ export function secretOnce(label: string, secret: string, note: string): HTMLEle
 }
 
 /**
- * Wires a form that sends one request: the button is busy while it runs, the answer or the API's
- * error appears in `slot`, and the Idempotency-Key stays the same until the form's content changes,
- * so a double submission or a resubmission after a lost answer acts once.
+ * A form that sends one request, in a card with its title and submit button. The button is busy
+ * while it runs; the API's error, or what `send` returns, appears under it; the form is emptied
+ * after a success. The Idempotency-Key stays the same until the form's content changes, so a double
+ * submission or a resubmission after a lost answer acts once.
  */
-export function onSubmit(
-	form: HTMLFormElement,
-	slot: Element,
-	send: (values: FormData, idempotencyKey: string) => Promise<void>,
-): void {
+export function formCard(options: {
+	title: string;
+	submit: string;
+	fields: Child[];
+	send: (values: FormData, idempotencyKey: string) => Promise<Child | void>;
+}): HTMLFormElement {
+	const titleId = `form-${randomId()}`;
+	const button = h('button', { type: 'submit' }, options.submit);
+	const feedback = h('div', { class: 'feedback' });
+	const form = h(
+		'form',
+		{ class: 'card', 'aria-labelledby': titleId },
+		h('h2', { id: titleId }, options.title),
+		...options.fields,
+		h('p', {}, button),
+		feedback,
+	);
 	let idempotencyKey = randomId();
 	form.addEventListener('input', () => (idempotencyKey = randomId()));
 	form.addEventListener('submit', async (event) => {
 		event.preventDefault();
-		const buttons = [...form.querySelectorAll('button')];
-		if (buttons.some((button) => button.getAttribute('aria-busy') === 'true')) return;
-		for (const button of buttons) button.setAttribute('aria-busy', 'true');
-		replaceChildren(slot);
+		if (button.getAttribute('aria-busy') === 'true') return;
+		button.setAttribute('aria-busy', 'true');
+		replaceChildren(feedback);
 		try {
-			await send(new FormData(form), idempotencyKey);
+			const shown = await options.send(new FormData(form), idempotencyKey);
 			idempotencyKey = randomId();
+			form.reset();
+			if (shown) replaceChildren(feedback, shown);
 		} catch (error) {
-			showError(slot, error);
+			showError(feedback, error);
 		} finally {
-			for (const button of buttons) button.removeAttribute('aria-busy');
+			button.removeAttribute('aria-busy');
 		}
 	});
+	return form;
 }
 
 /** Runs an action started by a button: busy while it runs, the API's error in `slot`. */

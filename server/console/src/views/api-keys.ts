@@ -6,9 +6,9 @@ import {
 	announce,
 	confirmAction,
 	field,
+	formCard,
 	listTable,
 	roleField,
-	onSubmit,
 	row,
 	secretOnce,
 } from '../ui.ts';
@@ -65,37 +65,34 @@ export async function apiKeysPage(context: ViewContext): Promise<HTMLElement> {
 	}
 
 	const secretSlot = h('div', {});
-	const createFeedback = h('div', { class: 'feedback' });
-	const form = h(
-		'form',
-		{ class: 'card', 'aria-labelledby': 'create-key-title' },
-		h('h2', { id: 'create-key-title' }, 'Create an API key'),
-		field(
-			'Name',
-			h('input', { name: 'name', required: true, maxlength: 200 }),
-			'What uses it, e.g. “n8n production”.',
-		),
-		roleField(),
-		h('p', {}, h('button', { type: 'submit' }, 'Create key')),
-		createFeedback,
-	);
-	onSubmit(form, createFeedback, async (values, idempotencyKey) => {
-		const created = await api.post<ApiKey & { key: string }>(
-			path,
-			{ name: values.get('name'), role: values.get('role') },
-			idempotencyKey,
-		);
-		form.reset();
-		replaceChildren(
-			secretSlot,
-			secretOnce(
-				`API key “${created.name}”`,
-				created.key,
-				'Copy it now: the API shows a key once, and never again.',
+	const form = formCard({
+		title: 'Create an API key',
+		submit: 'Create key',
+		fields: [
+			field(
+				'Name',
+				h('input', { name: 'name', required: true, maxlength: 200 }),
+				'What uses it, e.g. “n8n production”.',
 			),
-		);
-		announce(`The key “${created.name}” was created. Copy it now: it is shown once.`);
-		await list.refresh();
+			roleField(),
+		],
+		send: async (values, idempotencyKey) => {
+			const created = await api.post<ApiKey & { key: string }>(
+				path,
+				{ name: values.get('name'), role: values.get('role') },
+				idempotencyKey,
+			);
+			replaceChildren(
+				secretSlot,
+				secretOnce(
+					`API key “${created.name}”`,
+					created.key,
+					'Copy it now: the API shows a key once, and never again.',
+				),
+			);
+			announce(`The key “${created.name}” was created. Copy it now: it is shown once.`);
+			await list.refresh();
+		},
 	});
 
 	await list.refresh();

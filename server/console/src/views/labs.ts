@@ -2,7 +2,7 @@ import { all } from '../api.ts';
 import { badge, h, link, time } from '../dom.ts';
 import type { ViewContext } from '../routes.ts';
 import type { Lab, LabVersion } from '../types.ts';
-import { act, announce, field, listTable, onSubmit, row } from '../ui.ts';
+import { act, announce, field, formCard, listTable, row } from '../ui.ts';
 
 const TIERS = ['container', 'vm', 'cluster'];
 
@@ -12,28 +12,25 @@ export async function labsPage(context: ViewContext): Promise<HTMLElement> {
 		row(link(`/labs/${encodeURIComponent(lab.id)}`, lab.name), lab.tier),
 	);
 
-	const feedback = h('div', { class: 'feedback' });
-	const form = h(
-		'form',
-		{ class: 'card', 'aria-labelledby': 'create-lab-title' },
-		h('h2', { id: 'create-lab-title' }, 'Create a lab'),
-		field('Name', h('input', { name: 'name', required: true, maxlength: 200 })),
-		field(
-			'Tier',
-			h('select', { name: 'tier' }, ...TIERS.map((tier) => h('option', { value: tier }, tier))),
-		),
-		h('p', {}, h('button', { type: 'submit' }, 'Create lab')),
-		feedback,
-	);
-	onSubmit(form, feedback, async (values, idempotencyKey) => {
-		const lab = await api.post<Lab>(
-			'/labs',
-			{ name: values.get('name'), tier: values.get('tier') },
-			idempotencyKey,
-		);
-		form.reset();
-		announce(`Lab “${lab.name}” was created.`);
-		await list.refresh();
+	const form = formCard({
+		title: 'Create a lab',
+		submit: 'Create lab',
+		fields: [
+			field('Name', h('input', { name: 'name', required: true, maxlength: 200 })),
+			field(
+				'Tier',
+				h('select', { name: 'tier' }, ...TIERS.map((tier) => h('option', { value: tier }, tier))),
+			),
+		],
+		send: async (values, idempotencyKey) => {
+			const lab = await api.post<Lab>(
+				'/labs',
+				{ name: values.get('name'), tier: values.get('tier') },
+				idempotencyKey,
+			);
+			announce(`Lab “${lab.name}” was created.`);
+			await list.refresh();
+		},
 	});
 
 	await list.refresh();

@@ -1,7 +1,7 @@
 import { badge, h } from '../dom.ts';
 import type { ViewContext } from '../routes.ts';
 import type { Member, Role } from '../types.ts';
-import { act, announce, confirmAction, field, listTable, onSubmit, roleField, row } from '../ui.ts';
+import { act, announce, confirmAction, field, formCard, listTable, roleField, row } from '../ui.ts';
 
 export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
@@ -63,26 +63,23 @@ export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 		);
 	}
 
-	const addForm = h(
-		'form',
-		{ class: 'card', 'aria-labelledby': 'add-member-title' },
-		h('h2', { id: 'add-member-title' }, 'Add a member'),
-		field('Name', h('input', { name: 'name', required: true, maxlength: 200 })),
-		field('E-mail', h('input', { name: 'email', type: 'email', required: true })),
-		roleField(),
-		h('p', {}, h('button', { type: 'submit' }, 'Add member')),
-	);
-	const addFeedback = h('div', { class: 'feedback' });
-	addForm.append(addFeedback);
-	onSubmit(addForm, addFeedback, async (values, idempotencyKey) => {
-		const added = await api.post<Member>(
-			path,
-			{ name: values.get('name'), email: values.get('email'), role: values.get('role') },
-			idempotencyKey,
-		);
-		addForm.reset();
-		announce(`${added.name} was added as ${added.role}.`);
-		await list.refresh();
+	const addForm = formCard({
+		title: 'Add a member',
+		submit: 'Add member',
+		fields: [
+			field('Name', h('input', { name: 'name', required: true, maxlength: 200 })),
+			field('E-mail', h('input', { name: 'email', type: 'email', required: true })),
+			roleField(),
+		],
+		send: async (values, idempotencyKey) => {
+			const added = await api.post<Member>(
+				path,
+				{ name: values.get('name'), email: values.get('email'), role: values.get('role') },
+				idempotencyKey,
+			);
+			announce(`${added.name} was added as ${added.role}.`);
+			await list.refresh();
+		},
 	});
 
 	await list.refresh();

@@ -2,7 +2,7 @@ import { all, type Page } from '../api.ts';
 import { badge, h, link, replaceChildren, time } from '../dom.ts';
 import type { ViewContext } from '../routes.ts';
 import type { Lab, LabVersion, Session, SessionState } from '../types.ts';
-import { act, announce, confirmAction, field, onSubmit, row, secretOnce, table } from '../ui.ts';
+import { act, announce, confirmAction, field, formCard, row, secretOnce, table } from '../ui.ts';
 
 const PAGE_SIZE = 25;
 const STATE_TONE: Record<SessionState, 'good' | 'wait' | 'plain'> = {
@@ -85,62 +85,55 @@ async function publishedVersions(context: ViewContext) {
 
 async function sessionForm(context: ViewContext, created: () => Promise<void>) {
 	const versions = await publishedVersions(context);
-	const feedback = h('div', { class: 'feedback' });
-	const form = h(
-		'form',
-		{ class: 'card', 'aria-labelledby': 'create-session-title' },
-		h('h2', { id: 'create-session-title' }, 'Create a session'),
-		field('Title', h('input', { name: 'title', required: true, maxlength: 200 })),
-		field(
-			'Lab version',
-			h(
-				'select',
-				{ name: 'lab_version_id', required: true },
-				...versions.map((version) => h('option', { value: version.id }, version.label)),
+	return formCard({
+		title: 'Create a session',
+		submit: 'Create session',
+		fields: [
+			field('Title', h('input', { name: 'title', required: true, maxlength: 200 })),
+			field(
+				'Lab version',
+				h(
+					'select',
+					{ name: 'lab_version_id', required: true },
+					...versions.map((version) => h('option', { value: version.id }, version.label)),
+				),
+				versions.length === 0
+					? 'No lab has a published version yet: publish one under Labs.'
+					: undefined,
 			),
-			versions.length === 0
-				? 'No lab has a published version yet: publish one under Labs.'
-				: undefined,
-		),
-		field(
-			'Capacity',
-			h('input', { name: 'capacity', type: 'number', min: 1, max: 1000, value: 20 }),
-		),
-		field(
-			'Starts at (optional)',
-			h('input', { name: 'starts_at', type: 'datetime-local' }),
-			'Your local time.',
-		),
-		h('p', {}, h('button', { type: 'submit' }, 'Create session')),
-		feedback,
-	);
-	onSubmit(form, feedback, async (values, idempotencyKey) => {
-		const startsAt = String(values.get('starts_at') ?? '');
-		const session = await context.api.post<Session>(
-			'/sessions',
-			{
-				title: values.get('title'),
-				lab_version_id: values.get('lab_version_id'),
-				capacity: Number(values.get('capacity')),
-				...(startsAt ? { starts_at: new Date(startsAt).toISOString() } : {}),
-			},
-			idempotencyKey,
-		);
-		form.reset();
-		announce(`Session “${session.title}” was created.`);
-		replaceChildren(
-			feedback,
-			h(
+			field(
+				'Capacity',
+				h('input', { name: 'capacity', type: 'number', min: 1, max: 1000, value: 20 }),
+			),
+			field(
+				'Starts at (optional)',
+				h('input', { name: 'starts_at', type: 'datetime-local' }),
+				'Your local time.',
+			),
+		],
+		send: async (values, idempotencyKey) => {
+			const startsAt = String(values.get('starts_at') ?? '');
+			const session = await context.api.post<Session>(
+				'/sessions',
+				{
+					title: values.get('title'),
+					lab_version_id: values.get('lab_version_id'),
+					capacity: Number(values.get('capacity')),
+					...(startsAt ? { starts_at: new Date(startsAt).toISOString() } : {}),
+				},
+				idempotencyKey,
+			);
+			announce(`Session “${session.title}” was created.`);
+			await created();
+			return h(
 				'p',
 				{ class: 'done' },
 				'Created ',
 				link(`/sessions/${encodeURIComponent(session.id)}`, session.title),
 				'.',
-			),
-		);
-		await created();
+			);
+		},
 	});
-	return form;
 }
 
 export async function sessionPage(context: ViewContext): Promise<HTMLElement> {

@@ -6,8 +6,8 @@ import {
 	announce,
 	confirmAction,
 	field,
+	formCard,
 	listTable,
-	onSubmit,
 	row,
 	secretOnce,
 } from '../ui.ts';
@@ -82,60 +82,57 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 
 	const types = await eventTypes(context);
 	const secretSlot = h('div', {});
-	const createFeedback = h('div', { class: 'feedback' });
-	const form = h(
-		'form',
-		{ class: 'card', 'aria-labelledby': 'create-webhook-title' },
-		h('h2', { id: 'create-webhook-title' }, 'Create an endpoint'),
-		field(
-			'URL',
-			h('input', { name: 'url', type: 'url', required: true, maxlength: 2048 }),
-			'https, on a public host, unless the server allows otherwise.',
-		),
-		h(
-			'fieldset',
-			{},
-			h('legend', {}, 'Events'),
+	const form = formCard({
+		title: 'Create an endpoint',
+		submit: 'Create endpoint',
+		fields: [
+			field(
+				'URL',
+				h('input', { name: 'url', type: 'url', required: true, maxlength: 2048 }),
+				'https, on a public host, unless the server allows otherwise.',
+			),
 			h(
-				'div',
-				{ class: 'checks' },
-				...types.map((type) =>
-					h(
-						'label',
-						{},
-						h('input', { type: 'checkbox', name: 'event_types', value: type }),
-						' ',
-						type,
+				'fieldset',
+				{},
+				h('legend', {}, 'Events'),
+				h(
+					'div',
+					{ class: 'checks' },
+					...types.map((type) =>
+						h(
+							'label',
+							{},
+							h('input', { type: 'checkbox', name: 'event_types', value: type }),
+							' ',
+							type,
+						),
 					),
 				),
 			),
-		),
-		field('Description (optional)', h('input', { name: 'description', maxlength: 1000 })),
-		h('p', {}, h('button', { type: 'submit' }, 'Create endpoint')),
-		createFeedback,
-	);
-	onSubmit(form, createFeedback, async (values, idempotencyKey) => {
-		const description = String(values.get('description') ?? '').trim();
-		const created = await api.post<Webhook & { secret: string }>(
-			path,
-			{
-				url: values.get('url'),
-				event_types: values.getAll('event_types'),
-				...(description ? { description } : {}),
-			},
-			idempotencyKey,
-		);
-		form.reset();
-		replaceChildren(
-			secretSlot,
-			secretOnce(
-				'Signing secret',
-				created.secret,
-				'Give it to the receiver to verify signatures. The API shows it once, and never again.',
-			),
-		);
-		announce('The endpoint was created. Copy its signing secret now: it is shown once.');
-		await list.refresh();
+			field('Description (optional)', h('input', { name: 'description', maxlength: 1000 })),
+		],
+		send: async (values, idempotencyKey) => {
+			const description = String(values.get('description') ?? '').trim();
+			const created = await api.post<Webhook & { secret: string }>(
+				path,
+				{
+					url: values.get('url'),
+					event_types: values.getAll('event_types'),
+					...(description ? { description } : {}),
+				},
+				idempotencyKey,
+			);
+			replaceChildren(
+				secretSlot,
+				secretOnce(
+					'Signing secret',
+					created.secret,
+					'Give it to the receiver to verify signatures. The API shows it once, and never again.',
+				),
+			);
+			announce('The endpoint was created. Copy its signing secret now: it is shown once.');
+			await list.refresh();
+		},
 	});
 
 	await list.refresh();
