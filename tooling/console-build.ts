@@ -40,7 +40,8 @@ function sourceHash(): string {
 export function buildConsole(): void {
 	const hash = sourceHash();
 	const built = join(CONSOLE_BUILD, SOURCE_HASH);
-	if (existsSync(built) && readFileSync(built, 'utf8') === hash) return;
+	const isCurrent = () => existsSync(built) && readFileSync(built, 'utf8') === hash;
+	if (isCurrent()) return;
 	const next = `${CONSOLE_BUILD}.next-${process.pid}`;
 	rmSync(next, { recursive: true, force: true });
 	try {
@@ -58,7 +59,12 @@ export function buildConsole(): void {
 		cpSync(join(CONSOLE_SOURCE, 'static'), next, { recursive: true });
 		writeFileSync(join(next, SOURCE_HASH), hash);
 		rmSync(CONSOLE_BUILD, { recursive: true, force: true });
-		renameSync(next, CONSOLE_BUILD);
+		try {
+			renameSync(next, CONSOLE_BUILD);
+		} catch (error) {
+			// Another process building the same sources put its build there first: that one serves.
+			if (!isCurrent()) throw error;
+		}
 	} finally {
 		rmSync(next, { recursive: true, force: true });
 	}
