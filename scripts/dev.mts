@@ -15,14 +15,13 @@ import {
 	statSync,
 	writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ApiClient, demoVersionsOf } from '../tooling/api/client.ts';
 import { bootstrapOrg, spawnServer, type ServerProcess } from '../tooling/api/server-process.ts';
 import { ensureN8n, installTarball, packPackage } from '../tooling/n8n/install.ts';
 import { example } from '../tooling/n8n/workflows.ts';
-import { freePort } from '../tooling/processes.ts';
+import { canListen, freePort } from '../tooling/processes.ts';
 import { N8nClient } from '../tooling/n8n/client.ts';
 import { OWNER, startN8n, type N8n } from '../tooling/n8n/processes.ts';
 import { ROOT } from '../tooling/root.ts';
@@ -94,24 +93,16 @@ function parseOptions() {
 	}
 }
 
-async function isFree(port: number): Promise<boolean> {
-	return await new Promise((resolve) => {
-		const server = createServer();
-		server.once('error', () => resolve(false));
-		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-	});
-}
-
 /** The given port (which must be free), else the last run's if it is free, else any free one. */
 async function choosePort(given: number | undefined, last: number | undefined, what: string) {
 	if (given !== undefined) {
-		if (!(await isFree(given))) {
+		if (!(await canListen(given))) {
 			console.error(`Port ${given} for ${what} on 127.0.0.1 is already in use: give another.`);
 			process.exit(1);
 		}
 		return given;
 	}
-	if (last !== undefined && (await isFree(last))) return last;
+	if (last !== undefined && (await canListen(last))) return last;
 	return await freePort();
 }
 

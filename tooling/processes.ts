@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -29,15 +30,44 @@ export function node24(): { bin: string } {
 	return { bin: realpathSync(process.execPath) };
 }
 
-export async function freePort(): Promise<number> {
-	return await new Promise((resolve, reject) => {
+/** Whether a server can listen on `port` of 127.0.0.1 right now. */
+export async function canListen(port: number): Promise<boolean> {
+	return await new Promise((resolve) => {
 		const server = createServer();
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const { port } = server.address() as { port: number };
-			server.close(() => resolve(port));
-		});
+		server.once('error', () => resolve(false));
+		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
 	});
+}
+
+/** The ports `freePort` has handed out in this process: each is handed out once. */
+const handedOut = new Set<number>();
+
+const EPHEMERAL_RANGE = '/proc/sys/net/ipv4/ip_local_port_range';
+
+/**
+ * Where `freePort` looks: the 12,000 ports below the kernel's ephemeral range, which a socket bound
+ * to port 0 or an outgoing connection never gets. So a process killed and started again finds its
+ * ports free: a killed n8n worker's port, once handed out by `listen(0)`, was taken meanwhile by the
+ * task broker of the n8n main starting again, and the worker could not start.
+ */
+function portRange(): { low: number; high: number } {
+	const ephemeral = existsSync(EPHEMERAL_RANGE)
+		? Number(readFileSync(EPHEMERAL_RANGE, 'utf8').trim().split(/\s+/)[0])
+		: 32_768;
+	const high = Number.isInteger(ephemeral) && ephemeral > 2_048 ? ephemeral : 32_768;
+	return { low: Math.max(1_024, high - 12_000), high };
+}
+
+/** A free loopback port for a process to listen on, never handed out before by this process. */
+export async function freePort(): Promise<number> {
+	const { low, high } = portRange();
+	for (let attempt = 0; attempt < 200; attempt++) {
+		const port = randomInt(low, high);
+		if (handedOut.has(port) || !(await canListen(port))) continue;
+		handedOut.add(port);
+		return port;
+	}
+	throw new Error(`no free port on 127.0.0.1 between ${low} and ${high}`);
 }
 
 export interface Process {

@@ -94,6 +94,8 @@ async function startN8nProcess(
 	let logStart = 0;
 	// What it has logged since it was started: once seen, not read again (the 1.x gate asks on every request).
 	const seenInLog = new Set<string>();
+	// Chosen once: a restart listens where the process listened before.
+	const brokerPort = await freePort();
 	const launch = async (append: boolean) => {
 		logStart = append && existsSync(log) ? statSync(log).size : 0;
 		seenInLog.clear();
@@ -111,7 +113,7 @@ async function startN8nProcess(
 				N8N_TEMPLATES_ENABLED: 'false',
 				N8N_PERSONALIZATION_ENABLED: 'false',
 				N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-				N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 				N8N_LOG_LEVEL: 'info',
 				...LINE_TRAITS[install.line].env,
 				...env,
