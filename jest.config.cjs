@@ -2,6 +2,8 @@ module.exports = {
 	// jest's transform cache stays in the clone, not in /tmp.
 	cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 	testEnvironment: 'node',
+	// Every failure again at the end, beside the counts, where a CI log's tail shows it.
+	reporters: [['default', { summaryThreshold: 0 }]],
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	globalSetup: '<rootDir>/test/global-setup.cjs',

@@ -5,6 +5,8 @@ module.exports = {
 	// jest's transform cache stays in the clone, not in /tmp.
 	cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 	testEnvironment: 'node',
+	// Every failure again at the end, beside the counts, where a CI log's tail shows it.
+	reporters: [['default', { summaryThreshold: 0 }]],
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.e2e.ts'],
 	maxWorkers: 2,
