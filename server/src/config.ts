@@ -35,6 +35,7 @@ const Env = z
 			.pipe(z.array(Seconds).min(1)),
 		WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10000),
 		WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+		WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
 		WEBHOOK_DNS_TIMEOUT_MS: Milliseconds.default(5000),
 		HTTP_HEADERS_TIMEOUT_MS: Milliseconds.default(10_000),
 		HTTP_REQUEST_TIMEOUT_MS: Milliseconds.default(30_000),
@@ -67,6 +68,7 @@ export interface Config {
 		retryScheduleSeconds: number[];
 		timeoutMs: number;
 		concurrency: number;
+		endpointConcurrency: number;
 		dnsTimeoutMs: number;
 	};
 }
@@ -84,6 +86,8 @@ export const VARIABLE_MEANINGS: Record<keyof z.input<typeof Env>, string> = {
 	WEBHOOK_RETRY_SCHEDULE_S: 'delays between webhook delivery attempts, seconds',
 	WEBHOOK_TIMEOUT_MS: 'per-attempt webhook timeout',
 	WEBHOOK_CONCURRENCY: 'webhook deliveries in flight at once',
+	WEBHOOK_ENDPOINT_CONCURRENCY:
+		'webhook deliveries in flight at once to one endpoint (a backlog goes at its pace)',
 	WEBHOOK_DNS_TIMEOUT_MS: 'bound on resolving a webhook host when an endpoint is created',
 	HTTP_HEADERS_TIMEOUT_MS: 'time a client has to send the request headers',
 	HTTP_REQUEST_TIMEOUT_MS: 'time a client has to send the whole request',
@@ -138,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE_S,
 			timeoutMs: e.WEBHOOK_TIMEOUT_MS,
 			concurrency: e.WEBHOOK_CONCURRENCY,
+			endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
 			dnsTimeoutMs: e.WEBHOOK_DNS_TIMEOUT_MS,
 		},
 	};

@@ -28,6 +28,10 @@ const ADMIN_ONLY = new Set([
 	'GET /orgs/{orgId}/webhooks/{webhookId}',
 	'DELETE /orgs/{orgId}/webhooks/{webhookId}',
 	'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries',
+	'PATCH /orgs/{orgId}/webhooks/{webhookId}',
+	'POST /orgs/{orgId}/webhooks/{webhookId}/test',
+	'POST /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',
+	'POST /orgs/{orgId}/webhooks/{webhookId}/recover',
 ]);
 
 let server: TestServer;

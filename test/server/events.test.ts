@@ -1,16 +1,28 @@
+import { Webhook } from 'standardwebhooks';
 import { EVENT_TYPES } from '../../server/src/schemas/events.ts';
-import { sessionInput, type TestOrg, serverWithOrg } from '../support/fixtures.ts';
+import { createOrg, sessionInput, type TestOrg, serverWithOrg } from '../support/fixtures.ts';
+import { Receiver } from '../support/receiver.ts';
 import { type TestServer } from '../support/test-server.ts';
+import { eventually } from '../../tooling/eventually.ts';
 
 let server: TestServer;
 let org: TestOrg;
+let receiver: Receiver;
 beforeAll(async () => {
+	receiver = await Receiver.start();
 	({ server, org } = await serverWithOrg({ WEBHOOK_ALLOW_INSECURE_URLS: 'true' }));
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+	await server.stop();
+	await receiver.stop();
+});
+
+/** The data of a real event of each type, as the first test records them. */
+const realData = new Map<string, Record<string, unknown>>();
 
 async function newestEvents(count: number) {
 	return (await org.admin.get(`/orgs/${org.id}/events?limit=${count}`)).body as Array<{
+		id: string;
 		type: string;
 		actor: string;
 		data: Record<string, unknown>;
@@ -42,6 +54,7 @@ describe('activity log', () => {
 			const events = await eventsOf(change, status);
 			expect(events.map((e) => e.type)).toEqual([type]);
 			seen.add(type);
+			realData.set(type, events[0].data);
 			return events[0];
 		};
 		const admin = org.admin;
@@ -167,16 +180,117 @@ describe('activity log', () => {
 			201,
 		);
 		expect(JSON.stringify(webhookCreated)).not.toContain(secret);
-		await expectOne(
-			'webhook.deleted',
-			() => admin.delete(`/orgs/${org.id}/webhooks/${webhookId}`),
-			204,
+		const webhookPath = `/orgs/${org.id}/webhooks/${webhookId}`;
+		const updated = await expectOne(
+			'webhook.updated',
+			() => admin.patch(webhookPath, { event_types: ['org.closed', 'lab.created'] }),
+			200,
 		);
+		expect(updated.data).toEqual({
+			webhook_id: webhookId,
+			url: 'http://127.0.0.1:9/events',
+			changes: { event_types: { from: ['org.closed'], to: ['org.closed', 'lab.created'] } },
+		});
+		// The test event itself is not in the log: only that a person sent one.
+		let deliveryId = '';
+		const testSent = await expectOne(
+			'webhook.test_sent',
+			async () => {
+				const response = await admin.post(`${webhookPath}/test`, { event_type: 'lab.created' });
+				deliveryId = response.body.id;
+				return response;
+			},
+			202,
+		);
+		expect(testSent.data).toMatchObject({ event_type: 'lab.created', delivery_id: deliveryId });
+		const resent = await expectOne(
+			'webhook.delivery_resent',
+			() => admin.post(`${webhookPath}/deliveries/${deliveryId}/resend`),
+			202,
+		);
+		expect(resent.data).toMatchObject({ delivery_id: deliveryId, resend: 1 });
+		await expectOne(
+			'webhook.deliveries_recovered',
+			() => admin.post(`${webhookPath}/recover`, { since: '2026-01-01T00:00:00Z' }),
+			202,
+		);
+		await expectOne('webhook.deleted', () => admin.delete(webhookPath), 204);
 
 		expect((await newestEvents(1))[0].actor).toBe('admin@' + org.slug + '.test');
-		// org.closed is covered in members.test.ts (closing ends this organisation's access), webhook.disabled
-		// in webhook-delivery.test.ts (it needs an endpoint answering 410).
-		expect([...seen, 'org.closed', 'webhook.disabled'].sort()).toEqual([...EVENT_TYPES].sort());
+
+		// The server disables an endpoint that answers 410 Gone, as `system`.
+		receiver.reply = () => ({ status: 410 });
+		await admin.post(`/orgs/${org.id}/webhooks`, {
+			url: `${receiver.url}/gone`,
+			event_types: ['lab.created'],
+		});
+		await admin.post('/labs', { name: 'Sent to a gone endpoint', tier: 'vm' });
+		const disabled = await eventually(
+			async () => (await newestEvents(1)).find((e) => e.type === 'webhook.disabled'),
+			'webhook.disabled',
+		);
+		expect(disabled.actor).toBe('system');
+		seen.add('webhook.disabled');
+		realData.set('webhook.disabled', disabled.data);
+
+		// Closing ends an organisation's access, so its org.closed event is read from the database.
+		const closing = await createOrg(server);
+		expect((await closing.admin.post(`/orgs/${closing.id}/close`)).status).toBe(200);
+		const closed = server.db
+			.prepare("SELECT data FROM events WHERE org_id = ? AND type = 'org.closed'")
+			.all(closing.id) as Array<{ data: string }>;
+		expect(closed).toHaveLength(1);
+		seen.add('org.closed');
+		realData.set('org.closed', JSON.parse(closed[0].data));
+
+		expect([...seen].sort()).toEqual([...EVENT_TYPES].sort());
+	});
+
+	it('sends a test event of every type with every field a real event of that type has, and sample values only', async () => {
+		expect([...realData.keys()].sort()).toEqual([...EVENT_TYPES].sort()); // recorded by the test above
+		receiver.reply = () => ({ status: 204 });
+		const hook = (
+			await org.admin.post(`/orgs/${org.id}/webhooks`, {
+				url: `${receiver.url}/samples`,
+				event_types: EVENT_TYPES,
+			})
+		).body;
+		const before = (await newestEvents(1))[0];
+		for (const event_type of EVENT_TYPES) {
+			const response = await org.admin.post(`/orgs/${org.id}/webhooks/${hook.id}/test`, {
+				event_type,
+			});
+			expect(response.status).toBe(202);
+		}
+		// Each test is recorded as sent; the samples themselves are not in the activity log.
+		const recent = await newestEvents(100);
+		const added = recent.slice(
+			0,
+			recent.findIndex((e) => e.id === before.id),
+		);
+		expect(added.map((event) => event.type)).toEqual(EVENT_TYPES.map(() => 'webhook.test_sent'));
+
+		await receiver.waitFor(() => receiver.at('/samples').length >= EVENT_TYPES.length);
+		const verifier = new Webhook(hook.secret);
+		const samples = receiver
+			.at('/samples')
+			.map((d) => verifier.verify(d.body, d.headers as Record<string, string>) as any)
+			.filter((body) => body.test === true);
+		expect(samples.map((body) => body.type).sort()).toEqual([...EVENT_TYPES].sort());
+		const realIds = JSON.stringify([org.id, org.adminUserId, org.trainerUserId, org.labId]);
+		for (const sample of samples) {
+			const real = realData.get(sample.type)!;
+			expect({ type: sample.type, fields: Object.keys(sample.data).sort() }).toEqual({
+				type: sample.type,
+				fields: Object.keys(real).sort(),
+			});
+			for (const [field, value] of Object.entries(sample.data)) {
+				if (typeof value !== 'string') continue;
+				if (field.endsWith('_id')) expect(value).toMatch(/^00000000-0000-4000-8000-\d{12}$/);
+				if (value.includes('@')) expect(value).toMatch(/@example\.com$/);
+				expect(realIds).not.toContain(value);
+			}
+		}
 	});
 
 	it('records nothing for a refused change', async () => {

@@ -45,6 +45,10 @@ const EXTENSIONS = [
 	'GET /orgs/{orgId}/webhooks/{webhookId}',
 	'DELETE /orgs/{orgId}/webhooks/{webhookId}',
 	'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries',
+	'PATCH /orgs/{orgId}/webhooks/{webhookId}',
+	'POST /orgs/{orgId}/webhooks/{webhookId}/test',
+	'POST /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',
+	'POST /orgs/{orgId}/webhooks/{webhookId}/recover',
 ];
 
 function refsIn(value: unknown): string[] {

@@ -1,4 +1,4 @@
--- user_version 5
+-- user_version 6
 CREATE INDEX api_keys_active_by_user ON api_keys(user_id) WHERE revoked_at IS NULL;
 CREATE UNIQUE INDEX api_keys_active_name ON api_keys(org_id, name) WHERE revoked_at IS NULL;
 CREATE INDEX api_keys_by_org ON api_keys(org_id, seq);
@@ -11,10 +11,11 @@ CREATE INDEX sessions_by_org ON sessions(org_id, seq);
 CREATE INDEX users_active_by_org ON users(org_id, seq) WHERE removed_at IS NULL;
 CREATE UNIQUE INDEX users_active_email ON users(org_id, email) WHERE removed_at IS NULL;
 CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, seq);
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status IN ('pending', 'failed');
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(webhook_id, next_attempt_at) WHERE status IN ('pending', 'failed');
+CREATE INDEX webhook_deliveries_given_up ON webhook_deliveries(webhook_id, seq) WHERE status IN ('failed', 'exhausted');
 CREATE INDEX webhooks_by_org ON webhooks(org_id, seq);
 CREATE TABLE api_keys (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), user_id TEXT NOT NULL REFERENCES users(id), name TEXT NOT NULL COLLATE NOCASE, prefix TEXT NOT NULL, key_hash BLOB NOT NULL, role TEXT NOT NULL CHECK (role IN ('admin', 'trainer')), created_at TEXT NOT NULL, revoked_at TEXT);
-CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), type TEXT NOT NULL, actor TEXT NOT NULL, occurred_at TEXT NOT NULL, data TEXT NOT NULL);
+CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), type TEXT NOT NULL, actor TEXT NOT NULL, occurred_at TEXT NOT NULL, data TEXT NOT NULL , test INTEGER NOT NULL DEFAULT 0 CHECK (test IN (0, 1)));
 CREATE TABLE idempotency_keys (org_id TEXT NOT NULL, route TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (org_id, route, key)) WITHOUT ROWID;
 CREATE TABLE lab_versions (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, lab_id TEXT NOT NULL REFERENCES labs(id), org_id TEXT NOT NULL REFERENCES orgs(id), version INTEGER NOT NULL, status TEXT NOT NULL CHECK (status IN ('draft', 'published')), created_at TEXT NOT NULL, published_at TEXT, UNIQUE (lab_id, version));
 CREATE TABLE labs (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL COLLATE NOCASE, tier TEXT NOT NULL CHECK (tier IN ('container', 'vm', 'cluster')), created_at TEXT NOT NULL, UNIQUE (org_id, name));
@@ -23,7 +24,7 @@ CREATE TABLE participants (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, ses
 CREATE TABLE server_keys (name TEXT PRIMARY KEY, key BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE sessions (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), lab_version_id TEXT NOT NULL REFERENCES lab_versions(id), title TEXT NOT NULL, state TEXT NOT NULL CHECK (state IN ('scheduled', 'running', 'ended')), capacity INTEGER NOT NULL, starts_at TEXT, join_code TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
 CREATE TABLE users (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), email TEXT NOT NULL, name TEXT NOT NULL, role TEXT NOT NULL CHECK (role IN ('admin', 'trainer')), created_at TEXT NOT NULL, removed_at TEXT);
-CREATE TABLE webhook_deliveries (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE, event_id TEXT NOT NULL REFERENCES events(id), status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'exhausted')), attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER, claimed_until INTEGER, last_status_code INTEGER, last_error TEXT, last_attempt_at TEXT);
+CREATE TABLE webhook_deliveries (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE, event_id TEXT NOT NULL REFERENCES events(id), status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'exhausted')), attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER, claimed_until INTEGER, last_status_code INTEGER, last_error TEXT, last_attempt_at TEXT , resends INTEGER NOT NULL DEFAULT 0, requeues INTEGER NOT NULL DEFAULT 0, schedule_start INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE webhook_delivery_attempts (delivery_seq INTEGER NOT NULL REFERENCES webhook_deliveries(seq) ON DELETE CASCADE, attempt INTEGER NOT NULL, attempted_at TEXT NOT NULL, duration_ms INTEGER NOT NULL, status_code INTEGER, error TEXT, PRIMARY KEY (delivery_seq, attempt)) WITHOUT ROWID;
 CREATE TABLE webhooks (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), url TEXT NOT NULL, event_types TEXT NOT NULL, description TEXT, secret TEXT NOT NULL, created_at TEXT NOT NULL, disabled_at TEXT, UNIQUE (org_id, url));
 CREATE TRIGGER api_keys_bounds_insert BEFORE INSERT ON api_keys WHEN NOT (length(NEW.name) BETWEEN 1 AND 200) BEGIN SELECT RAISE(ABORT, 'bounds: api_keys'); END;

@@ -224,11 +224,20 @@ describe('webhook delivery', () => {
 			org_id: org.id,
 		});
 
-		// The next event is not even queued for the disabled endpoint: once every queued delivery had its attempt, it got nothing.
+		// The next event is kept for the disabled endpoint as given up, never sent (a recovery can send it
+		// once the endpoint is enabled again): once every queued delivery had its attempt, it got nothing.
 		await org.admin.post('/labs', { name: 'Gone 2', tier: 'vm' });
 		await server.webhooksIdle();
 		expect(receiver.at(hook.path)).toHaveLength(1);
-		expect(await deliveriesOf(hook.id)).toHaveLength(1);
+		const [kept] = await deliveriesOf(hook.id);
+		expect(kept).toMatchObject({
+			event_type: 'lab.created',
+			status: 'exhausted',
+			attempts: 0,
+			last_error: 'Not sent: the endpoint was disabled.',
+			attempt_log: [],
+		});
+		expect(await deliveriesOf(hook.id)).toHaveLength(2);
 	});
 
 	it('never follows a redirect', async () => {

@@ -77,6 +77,27 @@ describe('webhook endpoints (strict URL policy)', () => {
 		expect(response.body.error.details[0].path).toBe('url');
 	});
 
+	it('refuses a change to a URL the allow-list refuses with 400, and changes nothing', async () => {
+		const created = (await create({ url: 'https://93.184.215.18/hook' })).body;
+		for (const url of [
+			'https://127.0.0.1/hook',
+			'http://93.184.215.18/plain',
+			'https://10.1.2.3/x',
+		]) {
+			const response = await org.admin.patch(`/orgs/${org.id}/webhooks/${created.id}`, { url });
+			expect(response.status).toBe(400);
+			expect(response.body.error.details[0].path).toBe('url');
+		}
+		expect((await org.admin.get(`/orgs/${org.id}/webhooks/${created.id}`)).body.url).toBe(
+			'https://93.184.215.18/hook',
+		);
+		const moved = await org.admin.patch(`/orgs/${org.id}/webhooks/${created.id}`, {
+			url: 'https://93.184.215.19/hook',
+		});
+		expect(moved.status).toBe(200);
+		expect(moved.body.url).toBe('https://93.184.215.19/hook');
+	});
+
 	it.each([
 		['no event types', []],
 		['an unknown event type', ['member.exploded']],

@@ -29,6 +29,8 @@ export class Receiver {
 	readonly received: ReceivedDelivery[] = [];
 	reply: (delivery: ReceivedDelivery) => Reply = () => ({ status: 204 });
 	#server: Server;
+	readonly #inFlight = new Map<string, number>();
+	readonly #mostInFlight = new Map<string, number>();
 	url = '';
 
 	private constructor(server: Server) {
@@ -44,6 +46,11 @@ export class Receiver {
 
 	at(path: string): ReceivedDelivery[] {
 		return this.received.filter((delivery) => delivery.path === path);
+	}
+
+	/** The most requests to `path` that were ever unanswered at once. */
+	mostInFlight(path: string): number {
+		return this.#mostInFlight.get(path) ?? 0;
 	}
 
 	async waitFor(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -71,6 +78,15 @@ export class Receiver {
 				receivedAt: Date.now(),
 			};
 			this.received.push(delivery);
+			const inFlight = (this.#inFlight.get(delivery.path) ?? 0) + 1;
+			this.#inFlight.set(delivery.path, inFlight);
+			this.#mostInFlight.set(
+				delivery.path,
+				Math.max(inFlight, this.#mostInFlight.get(delivery.path) ?? 0),
+			);
+			res.on('close', () =>
+				this.#inFlight.set(delivery.path, this.#inFlight.get(delivery.path)! - 1),
+			);
 			const reply = this.reply(delivery);
 			const answer = () => {
 				if (res.destroyed) return;

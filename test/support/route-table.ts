@@ -13,6 +13,7 @@ export interface OrgResources {
 	userId: string;
 	keyId: string;
 	webhookId: string;
+	deliveryId: string;
 	sessionId: string;
 	labId: string;
 	versionId: string;
@@ -42,11 +43,18 @@ export async function resourcesOf(org: TestOrg): Promise<OrgResources> {
 				event_types: ['org.closed'],
 			})
 		).body;
+	// A test event: a delivery of the endpoint that changes nothing else in the organisation.
+	const delivery = (
+		await org.admin.post(`/orgs/${org.id}/webhooks/${webhook.id}/test`, {
+			event_type: 'org.closed',
+		})
+	).body;
 	return {
 		orgId: org.id,
 		userId: org.trainerUserId,
 		keyId: key.id,
 		webhookId: webhook.id,
+		deliveryId: delivery.id,
 		sessionId: session.id,
 		labId: org.labId,
 		versionId: org.draftVersionId,
@@ -67,6 +75,9 @@ export function validBodyFor(route: AnyRoute, org: TestOrg): unknown {
 		createLab: { name: `Lab ${Math.random()}`, tier: 'vm' },
 		createApiKey: { name: `Key ${Math.random()}`, role: 'trainer' },
 		createWebhook: { url: `https://93.184.215.14/${Math.random()}`, event_types: ['org.closed'] },
+		updateWebhook: { description: `Changed ${Math.random()}` },
+		sendWebhookTestEvent: { event_type: 'org.closed' },
+		recoverWebhookDeliveries: { since: '2026-01-01T00:00:00Z' },
 	};
 	if (route.body && !(route.operationId in bodies))
 		throw new Error(`No valid body for ${route.operationId}`);

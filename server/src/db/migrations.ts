@@ -219,6 +219,31 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
 	},
+	{
+		version: 6,
+		name: 'test events, resends, recovery and per-endpoint delivery',
+		sql: `
+      -- A sample event sent by POST …/webhooks/{id}/test: delivered to that endpoint only, never
+      -- listed in the activity log.
+      ALTER TABLE events ADD COLUMN test INTEGER NOT NULL DEFAULT 0 CHECK (test IN (0, 1));
+
+      -- resends: how often a person asked for this delivery again (the body says which resend it is);
+      -- requeues: resends and recoveries, so an attempt in flight meanwhile does not undo one;
+      -- schedule_start: the attempts made before the current retry schedule began.
+      ALTER TABLE webhook_deliveries ADD COLUMN resends INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_deliveries ADD COLUMN requeues INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_deliveries ADD COLUMN schedule_start INTEGER NOT NULL DEFAULT 0;
+
+      -- The dispatcher takes due deliveries endpoint by endpoint, so one endpoint's backlog never
+      -- holds up another's deliveries.
+      DROP INDEX webhook_deliveries_due;
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(webhook_id, next_attempt_at)
+        WHERE status IN ('pending', 'failed');
+      -- What a recovery looks at.
+      CREATE INDEX webhook_deliveries_given_up ON webhook_deliveries(webhook_id, seq)
+        WHERE status IN ('failed', 'exhausted');
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

@@ -13,7 +13,16 @@ import {
 	SessionCreate,
 	SessionDetail,
 } from '../schemas/sessions.ts';
-import { Webhook, WebhookCreate, WebhookCreated, WebhookDelivery } from '../schemas/webhooks.ts';
+import {
+	Webhook,
+	WebhookCreate,
+	WebhookCreated,
+	WebhookDelivery,
+	WebhookRecoverRequest,
+	WebhookRecovery,
+	WebhookTestRequest,
+	WebhookUpdate,
+} from '../schemas/webhooks.ts';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.ts';
 import { IDEMPOTENCY_TTL_MS } from '../services/idempotency.ts';
 import { MAX_HEADER_BYTES } from './edge.ts';
@@ -41,6 +50,9 @@ const REQUEST_SCHEMAS = {
 	LabCreate,
 	ApiKeyCreate,
 	WebhookCreate,
+	WebhookUpdate,
+	WebhookTestRequest,
+	WebhookRecoverRequest,
 };
 const RESPONSE_SCHEMAS = {
 	Principal,
@@ -58,6 +70,7 @@ const RESPONSE_SCHEMAS = {
 	Webhook,
 	WebhookCreated,
 	WebhookDelivery,
+	WebhookRecovery,
 	Error: ErrorEnvelope,
 };
 

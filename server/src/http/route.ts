@@ -42,7 +42,7 @@ interface RouteDefinition<
 	query?: Q;
 	body?: B;
 	success: {
-		status: 200 | 201 | 204;
+		status: 200 | 201 | 202 | 204;
 		description: string;
 		/** Schema of the body, or of one item when `list` is set (the body is then an array, paged with `Link`). */
 		schema?: z.ZodType;

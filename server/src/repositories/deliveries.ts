@@ -8,8 +8,12 @@ export interface DeliveryRow {
 	webhook_id: string;
 	event_id: string;
 	event_type: string;
+	event_occurred_at: string;
+	/** 1 for a test event */
+	test: number;
 	status: DeliveryStatus;
 	attempts: number;
+	resends: number;
 	next_attempt_at: number | null;
 	last_status_code: number | null;
 	last_error: string | null;
@@ -21,6 +25,11 @@ export interface DueDelivery {
 	seq: number;
 	id: string;
 	attempts: number;
+	/** Attempts made before the current retry schedule began (a resend or recovery starts a new one). */
+	schedule_start: number;
+	/** Resends and recoveries so far: one made while this attempt is in flight is not undone by it. */
+	requeues: number;
+	resends: number;
 	url: string;
 	secret: string;
 	webhook_id: string;
@@ -29,6 +38,8 @@ export interface DueDelivery {
 	event_actor: string;
 	event_occurred_at: string;
 	event_data: string;
+	/** 1 for a test event */
+	event_test: number;
 	org_id: string;
 }
 
@@ -51,59 +62,95 @@ export interface AttemptOutcome {
 	last_attempt_at: string;
 }
 
+/** Why a delivery to a disabled endpoint was not sent; a recovery sends it once the endpoint is enabled. */
+export const NOT_SENT_DISABLED = 'Not sent: the endpoint was disabled.';
+
+const DELIVERY_COLUMNS = `d.seq, d.id, d.webhook_id, d.event_id, e.type AS event_type, e.occurred_at AS event_occurred_at,
+  e.test, d.status, d.attempts, d.resends, d.next_attempt_at, d.last_status_code, d.last_error, d.last_attempt_at`;
+const OPEN = `d.status IN ('pending', 'failed')`;
+const UNCLAIMED = '(d.claimed_until IS NULL OR d.claimed_until < @now)';
+
 export class DeliveryRepository {
-	readonly #subscribedWebhookIds;
+	readonly #subscribedWebhooks;
 	readonly #insert;
-	readonly #due;
+	readonly #openEndpoints;
+	readonly #dueOf;
 	readonly #claim;
-	readonly #nextDueAt;
+	readonly #nextDueAtOf;
 	readonly #record;
+	readonly #recordInterrupted;
 	readonly #logAttempt;
 	readonly #attemptsOf;
 	readonly #releaseAllClaims;
-	readonly #exhaustOpenOfWebhook;
+	readonly #giveUpOpenOfWebhook;
 	readonly #pageNewestFirst;
+	readonly #find;
+	readonly #resend;
+	readonly #recover;
 
 	constructor(db: Database) {
-		this.#subscribedWebhookIds = db
-			.prepare<[string, string], string>(
-				`SELECT w.id FROM webhooks w
-         WHERE w.org_id = ? AND w.disabled_at IS NULL
-           AND EXISTS (SELECT 1 FROM json_each(w.event_types) WHERE value = ?)`,
+		this.#subscribedWebhooks = db.prepare<[string, string], { id: string; disabled: number }>(
+			`SELECT w.id, w.disabled_at IS NOT NULL AS disabled FROM webhooks w
+       WHERE w.org_id = ? AND EXISTS (SELECT 1 FROM json_each(w.event_types) WHERE value = ?)`,
+		);
+		this.#insert = db.prepare<{
+			id: string;
+			webhook_id: string;
+			event_id: string;
+			status: DeliveryStatus;
+			next_attempt_at: number | null;
+			last_error: string | null;
+		}>(
+			`INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, next_attempt_at, last_error)
+       VALUES (@id, @webhook_id, @event_id, @status, @next_attempt_at, @last_error)`,
+		);
+		// A loose index scan: one seek per endpoint with open deliveries, however many each has.
+		this.#openEndpoints = db
+			.prepare<[], string>(
+				`WITH RECURSIVE open(webhook_id) AS (
+           SELECT (SELECT webhook_id FROM webhook_deliveries d WHERE ${OPEN} ORDER BY webhook_id LIMIT 1)
+           UNION ALL
+           SELECT (SELECT webhook_id FROM webhook_deliveries d WHERE ${OPEN} AND d.webhook_id > open.webhook_id
+                   ORDER BY webhook_id LIMIT 1)
+           FROM open WHERE open.webhook_id IS NOT NULL
+         )
+         SELECT o.webhook_id FROM open o JOIN webhooks w ON w.id = o.webhook_id WHERE w.disabled_at IS NULL`,
 			)
 			.pluck();
-		this.#insert = db.prepare<[string, string, string, number]>(
-			`INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, next_attempt_at) VALUES (?, ?, ?, 'pending', ?)`,
-		);
-		this.#due = db.prepare<{ now: number; limit: number }, DueDelivery>(
-			`SELECT d.seq, d.id, d.attempts, w.url, w.secret, w.id AS webhook_id,
-              e.id AS event_id, e.type AS event_type, e.actor AS event_actor, e.occurred_at AS event_occurred_at,
-              e.data AS event_data, e.org_id
+		this.#dueOf = db.prepare<{ webhook: string; now: number; limit: number }, DueDelivery>(
+			`SELECT d.seq, d.id, d.attempts, d.schedule_start, d.requeues, d.resends, w.url, w.secret,
+              w.id AS webhook_id, e.id AS event_id, e.type AS event_type, e.actor AS event_actor,
+              e.occurred_at AS event_occurred_at, e.data AS event_data, e.test AS event_test, e.org_id
        FROM webhook_deliveries d
        JOIN webhooks w ON w.id = d.webhook_id
        JOIN events e ON e.id = d.event_id
-       WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= @now
-         AND (d.claimed_until IS NULL OR d.claimed_until < @now) AND w.disabled_at IS NULL
+       WHERE d.webhook_id = @webhook AND ${OPEN} AND d.next_attempt_at <= @now AND ${UNCLAIMED}
        ORDER BY d.next_attempt_at
        LIMIT @limit`,
 		);
 		this.#claim = db.prepare<[number, number]>(
 			'UPDATE webhook_deliveries SET claimed_until = ? WHERE seq = ?',
 		);
-		// Walks the due index in order and stops at the first unclaimed delivery of an enabled endpoint.
-		this.#nextDueAt = db
-			.prepare<[number], number>(
-				`SELECT d.next_attempt_at FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status IN ('pending', 'failed') AND (d.claimed_until IS NULL OR d.claimed_until < ?)
-           AND w.disabled_at IS NULL
+		this.#nextDueAtOf = db
+			.prepare<{ webhook: string; now: number }, number>(
+				`SELECT d.next_attempt_at FROM webhook_deliveries d
+         WHERE d.webhook_id = @webhook AND ${OPEN} AND ${UNCLAIMED}
          ORDER BY d.next_attempt_at LIMIT 1`,
 			)
 			.pluck();
-		this.#record = db.prepare<AttemptOutcome & { id: string }>(
+		this.#record = db.prepare<AttemptOutcome & { seq: number; requeues: number }>(
 			`UPDATE webhook_deliveries
        SET status = @status, attempts = @attempts, next_attempt_at = @next_attempt_at, claimed_until = NULL,
            last_status_code = @last_status_code, last_error = @last_error, last_attempt_at = @last_attempt_at
-       WHERE id = @id`,
+       WHERE seq = @seq AND requeues = @requeues`,
+		);
+		// A resend or recovery came while the attempt was in flight: it stays due now, on a schedule
+		// that starts after this attempt.
+		this.#recordInterrupted = db.prepare<AttemptOutcome & { seq: number }>(
+			`UPDATE webhook_deliveries
+       SET attempts = @attempts, schedule_start = @attempts, claimed_until = NULL,
+           last_status_code = @last_status_code, last_error = @last_error, last_attempt_at = @last_attempt_at
+       WHERE seq = @seq`,
 		);
 		this.#logAttempt = db.prepare<AttemptRow>(
 			`INSERT INTO webhook_delivery_attempts (delivery_seq, attempt, attempted_at, duration_ms, status_code, error)
@@ -117,41 +164,90 @@ export class DeliveryRepository {
 		this.#releaseAllClaims = db.prepare(
 			'UPDATE webhook_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL',
 		);
-		this.#exhaustOpenOfWebhook = db.prepare<[string, string]>(
-			`UPDATE webhook_deliveries SET status = 'exhausted', next_attempt_at = NULL, claimed_until = NULL, last_error = ?
+		this.#giveUpOpenOfWebhook = db.prepare<[string, string]>(
+			`UPDATE webhook_deliveries SET status = 'exhausted', next_attempt_at = NULL, last_error = ?
        WHERE webhook_id = ? AND status IN ('pending', 'failed')`,
 		);
 		this.#pageNewestFirst = db.prepare<[string, number, number], DeliveryRow>(
-			`SELECT d.seq, d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempts, d.next_attempt_at,
-              d.last_status_code, d.last_error, d.last_attempt_at
+			`SELECT ${DELIVERY_COLUMNS}
        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
        WHERE d.webhook_id = ? AND d.seq < ? ORDER BY d.seq DESC LIMIT ?`,
 		);
+		this.#find = db.prepare<[string, string], DeliveryRow>(
+			`SELECT ${DELIVERY_COLUMNS}
+       FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       WHERE d.webhook_id = ? AND d.id = ?`,
+		);
+		this.#resend = db.prepare<[number, number]>(
+			`UPDATE webhook_deliveries
+       SET status = 'pending', next_attempt_at = ?, schedule_start = attempts,
+           resends = resends + 1, requeues = requeues + 1
+       WHERE seq = ?`,
+		);
+		this.#recover = db.prepare<{ webhook: string; since: string; now: number }>(
+			`UPDATE webhook_deliveries
+       SET status = 'pending', next_attempt_at = @now, schedule_start = attempts, requeues = requeues + 1
+       WHERE seq IN (
+         SELECT d.seq FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+         WHERE d.webhook_id = @webhook AND d.status IN ('failed', 'exhausted') AND e.occurred_at >= @since
+       )`,
+		);
 	}
 
-	/** Queues one delivery, due now, per enabled endpoint of the organisation subscribed to the type. */
-	enqueue(event: { id: string; org_id: string; type: string }, now: number): number {
-		const webhookIds = this.#subscribedWebhookIds.all(event.org_id, event.type);
-		for (const webhookId of webhookIds)
-			this.#insert.run(newResourceId(now), webhookId, event.id, now);
-		return webhookIds.length;
+	/**
+	 * Queues the event for every endpoint of the organisation subscribed to its type: due now for an
+	 * enabled endpoint, kept as given up (never sent, recoverable) for a disabled one. Returns the
+	 * endpoints it is due for.
+	 */
+	enqueue(event: { id: string; org_id: string; type: string }, now: number): string[] {
+		const due: string[] = [];
+		for (const webhook of this.#subscribedWebhooks.all(event.org_id, event.type)) {
+			this.insert(webhook.id, event.id, now, webhook.disabled === 1);
+			if (!webhook.disabled) due.push(webhook.id);
+		}
+		return due;
 	}
 
-	/** Marks up to `limit` due deliveries as claimed until `leaseUntil`; call inside a transaction. */
-	claimDue(now: number, limit: number, leaseUntil: number): DueDelivery[] {
-		const rows = this.#due.all({ now, limit });
+	/** One delivery of the event to the endpoint: due now, or given up at once when it is disabled. */
+	insert(webhookId: string, eventId: string, now: number, disabled = false): string {
+		const id = newResourceId(now);
+		this.#insert.run({
+			id,
+			webhook_id: webhookId,
+			event_id: eventId,
+			status: disabled ? 'exhausted' : 'pending',
+			next_attempt_at: disabled ? null : now,
+			last_error: disabled ? NOT_SENT_DISABLED : null,
+		});
+		return id;
+	}
+
+	/** The enabled endpoints that have pending or failed deliveries, in id order. */
+	endpointsWithOpenDeliveries(): string[] {
+		return this.#openEndpoints.all();
+	}
+
+	/** Marks up to `limit` due deliveries of one endpoint as claimed until `leaseUntil`; call inside a transaction. */
+	claimDueOf(webhookId: string, now: number, limit: number, leaseUntil: number): DueDelivery[] {
+		const rows = this.#dueOf.all({ webhook: webhookId, now, limit });
 		for (const row of rows) this.#claim.run(leaseUntil, row.seq);
 		return rows;
 	}
 
-	/** When the next unclaimed open delivery becomes due, or null when there is none. */
-	nextDueAt(now: number): number | null {
-		return this.#nextDueAt.get(now) ?? null;
+	/** When the endpoint's next unclaimed open delivery becomes due, or null when it has none. */
+	nextDueAtOf(webhookId: string, now: number): number | null {
+		return this.#nextDueAtOf.get({ webhook: webhookId, now }) ?? null;
 	}
 
-	/** Stores the outcome on the delivery and adds the attempt to its log; call inside a transaction. */
-	record(delivery: { id: string; seq: number }, outcome: AttemptOutcome, durationMs: number): void {
-		this.#record.run({ ...outcome, id: delivery.id });
+	/**
+	 * Stores the outcome on the delivery and adds the attempt to its log; call inside a transaction.
+	 * False when a resend or recovery came while the attempt was in flight: the delivery then stays
+	 * due, and only the attempt is recorded.
+	 */
+	record(delivery: DueDelivery, outcome: AttemptOutcome, durationMs: number): boolean {
+		const applied =
+			this.#record.run({ ...outcome, seq: delivery.seq, requeues: delivery.requeues }).changes > 0;
+		if (!applied) this.#recordInterrupted.run({ ...outcome, seq: delivery.seq });
 		this.#logAttempt.run({
 			delivery_seq: delivery.seq,
 			attempt: outcome.attempts,
@@ -160,6 +256,7 @@ export class DeliveryRepository {
 			status_code: outcome.last_status_code,
 			error: outcome.last_error,
 		});
+		return applied;
 	}
 
 	/** The attempt logs of these deliveries, by delivery seq, each oldest first. */
@@ -178,11 +275,26 @@ export class DeliveryRepository {
 		return this.#releaseAllClaims.run().changes;
 	}
 
-	exhaustOpenOfWebhook(webhookId: string, reason: string): number {
-		return this.#exhaustOpenOfWebhook.run(reason, webhookId).changes;
+	/** Gives up the endpoint's pending and failed deliveries (a recovery can send them again). */
+	giveUpOpenOfWebhook(webhookId: string, reason: string): number {
+		return this.#giveUpOpenOfWebhook.run(reason, webhookId).changes;
 	}
 
 	pageNewestFirst(webhookId: string, beforeSeq: number, limit: number): DeliveryRow[] {
 		return this.#pageNewestFirst.all(webhookId, beforeSeq, limit);
+	}
+
+	find(webhookId: string, deliveryId: string): DeliveryRow | undefined {
+		return this.#find.get(webhookId, deliveryId);
+	}
+
+	/** Due now on a fresh schedule, whatever its status, as the `resends`-th resend. */
+	resend(deliverySeq: number, now: number): void {
+		this.#resend.run(now, deliverySeq);
+	}
+
+	/** Every failed or given-up delivery of the endpoint of an event since `since`, due now on a fresh schedule. */
+	recover(webhookId: string, since: string, now: number): number {
+		return this.#recover.run({ webhook: webhookId, since, now }).changes;
 	}
 }

@@ -9,6 +9,8 @@ export interface EventRow {
 	occurred_at: string;
 	/** JSON text */
 	data: string;
+	/** 1 for a sample event sent to one endpoint by POST …/test, which the activity log leaves out */
+	test: number;
 }
 type NewEvent = Omit<EventRow, 'seq'>;
 
@@ -18,11 +20,11 @@ export class EventRepository {
 
 	constructor(db: Database) {
 		this.#insert = db.prepare<NewEvent>(
-			`INSERT INTO events (id, org_id, type, actor, occurred_at, data)
-       VALUES (@id, @org_id, @type, @actor, @occurred_at, @data)`,
+			`INSERT INTO events (id, org_id, type, actor, occurred_at, data, test)
+       VALUES (@id, @org_id, @type, @actor, @occurred_at, @data, @test)`,
 		);
 		this.#pageNewestFirst = db.prepare<[string, number, number], EventRow>(
-			'SELECT * FROM events WHERE org_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+			'SELECT * FROM events WHERE org_id = ? AND seq < ? AND test = 0 ORDER BY seq DESC LIMIT ?',
 		);
 	}
 

@@ -13,6 +13,7 @@ export interface WebhookRow {
 	disabled_at: string | null;
 }
 type NewWebhook = Omit<WebhookRow, 'seq' | 'disabled_at'>;
+type WebhookChange = Pick<WebhookRow, 'id' | 'url' | 'event_types' | 'description' | 'disabled_at'>;
 
 export class WebhookRepository {
 	readonly #insert;
@@ -22,6 +23,7 @@ export class WebhookRepository {
 	readonly #page;
 	readonly #delete;
 	readonly #disable;
+	readonly #update;
 
 	constructor(db: Database) {
 		this.#insert = db.prepare<NewWebhook>(
@@ -43,6 +45,11 @@ export class WebhookRepository {
 		this.#delete = db.prepare<[string]>('DELETE FROM webhooks WHERE id = ?');
 		this.#disable = db.prepare<[string, string]>(
 			'UPDATE webhooks SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL',
+		);
+		this.#update = db.prepare<WebhookChange>(
+			`UPDATE webhooks SET url = @url, event_types = @event_types, description = @description,
+         disabled_at = @disabled_at
+       WHERE id = @id`,
 		);
 	}
 
@@ -69,6 +76,10 @@ export class WebhookRepository {
 	/** Deletes the endpoint and, by cascade, its deliveries. */
 	delete(webhookId: string): void {
 		this.#delete.run(webhookId);
+	}
+
+	update(change: WebhookChange): void {
+		this.#update.run(change);
 	}
 
 	/** True when this call disabled it (false: it was disabled already). */

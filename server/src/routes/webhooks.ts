@@ -2,11 +2,16 @@ import { defineListRoute, defineRoute } from '../http/route.ts';
 import { listQuery } from '../schemas/common.ts';
 import { OrgParams } from '../schemas/orgs.ts';
 import {
+	DeliveryParams,
 	Webhook,
 	WebhookCreate,
 	WebhookCreated,
 	WebhookDelivery,
 	WebhookParams,
+	WebhookRecoverRequest,
+	WebhookRecovery,
+	WebhookTestRequest,
+	WebhookUpdate,
 } from '../schemas/webhooks.ts';
 
 export const webhookRoutes = [
@@ -49,12 +54,94 @@ export const webhookRoutes = [
 		operationId: 'getWebhook',
 		tag: 'Webhooks',
 		summary: 'Get a webhook endpoint',
-		description: 'The endpoint without its secret; `disabled_at` is set once it answered 410 Gone.',
+		description:
+			'The endpoint without its secret; `disabled_at` is set while it is disabled (by a person, or after it answered 410 Gone).',
 		access: 'admin',
 		params: WebhookParams,
 		success: { status: 200, description: 'The endpoint.', schema: Webhook },
 		handle: ({ services, caller, params }) =>
 			services.webhooks.get(caller.org.id, params.webhookId),
+	}),
+	defineRoute({
+		method: 'patch',
+		path: '/orgs/{orgId}/webhooks/{webhookId}',
+		operationId: 'updateWebhook',
+		tag: 'Webhooks',
+		summary: 'Change a webhook endpoint, or disable or enable it',
+		description:
+			'Any of `url`, `event_types`, `description` and `disabled`, validated as at creation. Disabling gives up its ' +
+			'pending and failed deliveries, and while it is disabled every event it subscribes to is kept as a given-up ' +
+			'delivery that was never sent: after `disabled: false` (which also enables an endpoint that answered 410 Gone), ' +
+			'`POST …/recover` sends them. Emits `webhook.updated` with each change, unless nothing changed.',
+		access: 'admin',
+		params: WebhookParams,
+		body: WebhookUpdate,
+		success: { status: 200, description: 'The endpoint, without its secret.', schema: Webhook },
+		errors: ['url_taken'],
+		precheck: async ({ services, body }) => {
+			if (body.url !== undefined) await services.webhooks.assertUrlAllowed(body.url);
+		},
+		handle: ({ services, actor, params, body }) =>
+			services.webhooks.update(actor, params.webhookId, body),
+	}),
+	defineRoute({
+		method: 'post',
+		path: '/orgs/{orgId}/webhooks/{webhookId}/test',
+		operationId: 'sendWebhookTestEvent',
+		tag: 'Webhooks',
+		summary: 'Send a test event to a webhook endpoint',
+		description:
+			'Queues, for this endpoint only, a signed event of a type it subscribes to with every field a real one has and ' +
+			'sample values (`example.com` addresses, ids of the form `00000000-0000-4000-8000-…`), marked `"test": true` in ' +
+			'its body and `test` in the deliveries list. Nothing in the organisation changes; the event is not in the ' +
+			'activity log. Emits `webhook.test_sent`.',
+		access: 'admin',
+		params: WebhookParams,
+		body: WebhookTestRequest,
+		success: { status: 202, description: 'The queued delivery.', schema: WebhookDelivery },
+		errors: ['invalid_state'],
+		handle: ({ services, actor, params, body }) =>
+			services.webhooks.sendTest(actor, params.webhookId, body.event_type),
+	}),
+	defineRoute({
+		method: 'post',
+		path: '/orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',
+		operationId: 'resendWebhookDelivery',
+		tag: 'Webhooks',
+		summary: 'Send a delivery again now',
+		description:
+			'Whatever its status: the same event (same `id` and `webhook-id`) is sent again now on a fresh retry schedule, ' +
+			'its body saying which resend it is (`"resend": n`), so a receiver can tell a resend a person asked for from an ' +
+			'automatic retry. Every earlier attempt stays in its attempt log. Emits `webhook.delivery_resent`.',
+		access: 'admin',
+		params: DeliveryParams,
+		success: { status: 202, description: 'The delivery, due now.', schema: WebhookDelivery },
+		errors: ['invalid_state'],
+		handle: ({ services, actor, params }) =>
+			services.webhooks.resend(actor, params.webhookId, params.deliveryId),
+	}),
+	defineRoute({
+		method: 'post',
+		path: '/orgs/{orgId}/webhooks/{webhookId}/recover',
+		operationId: 'recoverWebhookDeliveries',
+		tag: 'Webhooks',
+		summary: 'Send again every failed or given-up delivery since a time',
+		description:
+			'Every delivery of this endpoint whose event occurred at or after `since` and that is `failed` or `exhausted` ' +
+			'(including those kept while the endpoint was disabled) is sent again, due now on a fresh retry schedule, at ' +
+			'the pace the endpoint answers (`WEBHOOK_ENDPOINT_CONCURRENCY` in flight). Bodies are as before: a recovered ' +
+			'delivery is a retry, not a resend. Emits `webhook.deliveries_recovered`.',
+		access: 'admin',
+		params: WebhookParams,
+		body: WebhookRecoverRequest,
+		success: {
+			status: 202,
+			description: 'How many deliveries were queued.',
+			schema: WebhookRecovery,
+		},
+		errors: ['invalid_state'],
+		handle: ({ services, actor, params, body }) =>
+			services.webhooks.recover(actor, params.webhookId, body.since),
 	}),
 	defineRoute({
 		method: 'delete',

@@ -20,6 +20,10 @@ export const EVENT_TYPES = [
 	'webhook.created',
 	'webhook.deleted',
 	'webhook.disabled',
+	'webhook.updated',
+	'webhook.test_sent',
+	'webhook.delivery_resent',
+	'webhook.deliveries_recovered',
 ] as const;
 export const EventType = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventType>;

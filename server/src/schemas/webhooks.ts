@@ -1,34 +1,81 @@
 import { z } from 'zod';
 import { BOUNDS } from './bounds.ts';
-import { Timestamp, Uuid } from './common.ts';
+import { Timestamp, TimestampInput, Uuid } from './common.ts';
 import { EventType } from './events.ts';
 
 export const WebhookParams = z.object({ orgId: Uuid, webhookId: Uuid });
+export const DeliveryParams = WebhookParams.extend({ deliveryId: Uuid });
+
+const WebhookUrl = z
+	.url({ protocol: /^https?$/ })
+	.max(BOUNDS.webhookUrl.max)
+	// A transform runs only once the checks above passed, so the URL is known to parse here.
+	.transform((value, ctx) => {
+		const url = new URL(value);
+		if (url.username !== '' || url.password !== '') {
+			ctx.addIssue({ code: 'custom', message: 'URL must not contain a user name or password.' });
+			return z.NEVER;
+		}
+		return url.href;
+	})
+	.meta({
+		description: `Absolute \`https://\` URL of a public host, at most ${BOUNDS.webhookUrl.max} characters.`,
+	});
+
+const EventTypes = z
+	.array(EventType)
+	.min(1)
+	.max(EventType.options.length)
+	.transform((types) => [...new Set(types)]);
+
+const Description = z.string().trim().max(BOUNDS.webhookDescription.max);
 
 export const WebhookCreate = z.object({
-	url: z
-		.url({ protocol: /^https?$/ })
-		.max(BOUNDS.webhookUrl.max)
-		// A transform runs only once the checks above passed, so the URL is known to parse here.
-		.transform((value, ctx) => {
-			const url = new URL(value);
-			if (url.username !== '' || url.password !== '') {
-				ctx.addIssue({ code: 'custom', message: 'URL must not contain a user name or password.' });
-				return z.NEVER;
-			}
-			return url.href;
-		})
-		.meta({
-			description: `Absolute \`https://\` URL of a public host, at most ${BOUNDS.webhookUrl.max} characters.`,
-		}),
-	event_types: z
-		.array(EventType)
-		.min(1)
-		.max(EventType.options.length)
-		.transform((types) => [...new Set(types)]),
-	description: z.string().trim().max(BOUNDS.webhookDescription.max).optional(),
+	url: WebhookUrl,
+	event_types: EventTypes,
+	description: Description.optional(),
 });
 export type WebhookCreate = z.infer<typeof WebhookCreate>;
+
+export const WebhookUpdate = z
+	.object({
+		url: WebhookUrl.optional(),
+		event_types: EventTypes.optional(),
+		description: Description.nullable()
+			.optional()
+			.meta({ description: 'The new description; `null` or an empty string removes it.' }),
+		disabled: z.boolean().optional().meta({
+			description:
+				'`true` disables the endpoint: it receives nothing, and what it subscribes to is kept as given-up deliveries that a recovery can send. `false` enables it again, also after a 410 Gone.',
+		}),
+	})
+	.refine(
+		(update) => Object.values(update).some((value) => value !== undefined),
+		'Give at least one of url, event_types, description, disabled.',
+	);
+export type WebhookUpdate = z.infer<typeof WebhookUpdate>;
+
+export const WebhookTestRequest = z.object({
+	event_type: EventType.meta({ description: 'A type the endpoint subscribes to.' }),
+});
+export type WebhookTestRequest = z.infer<typeof WebhookTestRequest>;
+
+export const WebhookRecoverRequest = z.object({
+	since: TimestampInput.meta({
+		description:
+			'Deliveries of events that occurred at or after this time are sent again; not in the future.',
+	}),
+});
+export type WebhookRecoverRequest = z.infer<typeof WebhookRecoverRequest>;
+
+export const WebhookRecovery = z.object({
+	queued: z.int().meta({
+		description:
+			'How many failed or given-up deliveries were queued again, each on a fresh schedule.',
+	}),
+	since: Timestamp,
+});
+export type WebhookRecovery = z.infer<typeof WebhookRecovery>;
 
 export const Webhook = z.object({
 	id: Uuid,
@@ -38,7 +85,7 @@ export const Webhook = z.object({
 	created_at: Timestamp,
 	disabled_at: Timestamp.nullable().meta({
 		description:
-			'Set when the endpoint answered 410 Gone; a disabled endpoint receives no more deliveries.',
+			'When the endpoint was disabled (by a person, or because it answered 410 Gone); null while enabled. A disabled endpoint receives nothing until it is enabled again.',
 	}),
 });
 export type Webhook = z.infer<typeof Webhook>;
@@ -71,6 +118,14 @@ export const WebhookDelivery = z.object({
 	id: Uuid,
 	event_id: Uuid,
 	event_type: EventType,
+	event_occurred_at: Timestamp,
+	test: z.boolean().meta({
+		description: 'A sample event sent with `POST …/test`; nothing happened in the organisation.',
+	}),
+	resends: z.int().meta({
+		description:
+			'How often a person had it sent again (`POST …/resend`); the body of a resend says which one it is in `resend`.',
+	}),
 	status: z.enum(DELIVERY_STATUSES).meta({
 		description:
 			'`pending` (not tried yet), `succeeded`, `failed` (will be retried at `next_attempt_at`) or `exhausted` (no more tries).',

@@ -30,6 +30,7 @@ const systemActor = (orgId: string): Actor => ({
 export class DeliveryService extends DomainService {
 	readonly #retryScheduleSeconds: readonly number[];
 	readonly #random: () => number;
+	#rotation = 0;
 
 	constructor(
 		deps: ServiceDeps,
@@ -45,16 +46,40 @@ export class DeliveryService extends DomainService {
 		this.repos.deliveries.releaseAllClaims();
 	}
 
-	/** Claims up to `limit` due deliveries for `leaseMs`, so no one else sends them meanwhile. */
-	claimDue(limit: number, leaseMs: number): DueDelivery[] {
+	/**
+	 * Claims due deliveries for `leaseMs`, so no one else sends them meanwhile: endpoint by endpoint,
+	 * starting with a different one each time, at most `slotsOf(endpoint)` of each and `total` in
+	 * all. An endpoint with a long backlog thus goes at its own pace and holds up no other.
+	 */
+	claimDue(total: number, slotsOf: (webhookId: string) => number, leaseMs: number): DueDelivery[] {
 		const now = this.clock.now();
-		return this.transaction(() => this.repos.deliveries.claimDue(now, limit, now + leaseMs));
+		return this.transaction(() => {
+			const claimed: DueDelivery[] = [];
+			const endpoints = this.repos.deliveries.endpointsWithOpenDeliveries();
+			this.#rotation = (this.#rotation + 1) % Math.max(1, endpoints.length);
+			const ordered = [...endpoints.slice(this.#rotation), ...endpoints.slice(0, this.#rotation)];
+			for (const webhookId of ordered) {
+				const limit = Math.min(slotsOf(webhookId), total - claimed.length);
+				if (limit <= 0) continue;
+				claimed.push(...this.repos.deliveries.claimDueOf(webhookId, now, limit, now + leaseMs));
+				if (claimed.length >= total) break;
+			}
+			return claimed;
+		});
 	}
 
-	/** Milliseconds until the next unclaimed open delivery is due (0 if it is), or null when there is none. */
-	msUntilNextDue(): number | null {
+	/**
+	 * Milliseconds until the next unclaimed open delivery is due (0 if one is), or null when there is
+	 * none; endpoints without a free slot are left out (a finishing send of theirs wakes the dispatcher).
+	 */
+	msUntilNextDue(slotsOf: (webhookId: string) => number = () => 1): number | null {
 		const now = this.clock.now();
-		const next = this.repos.deliveries.nextDueAt(now);
+		let next: number | null = null;
+		for (const webhookId of this.repos.deliveries.endpointsWithOpenDeliveries()) {
+			if (slotsOf(webhookId) <= 0) continue;
+			const due = this.repos.deliveries.nextDueAtOf(webhookId, now);
+			if (due !== null && (next === null || due < next)) next = due;
+		}
 		return next === null ? null : Math.max(0, next - now);
 	}
 
@@ -68,7 +93,7 @@ export class DeliveryService extends DomainService {
 				? { status: 'succeeded', next_attempt_at: null }
 				: gone
 					? { status: 'exhausted', next_attempt_at: null }
-					: this.#retryAfter(attempts, endedAt);
+					: this.#retryAfter(attempts - delivery.schedule_start, endedAt);
 		const outcome: AttemptOutcome = {
 			...state,
 			attempts,
@@ -86,7 +111,7 @@ export class DeliveryService extends DomainService {
 	#disableGone(delivery: DueDelivery, at: string): void {
 		const reason = 'The endpoint answered 410 Gone.';
 		if (!this.repos.webhooks.disable(delivery.webhook_id, at)) return; // already disabled
-		this.repos.deliveries.exhaustOpenOfWebhook(delivery.webhook_id, `Endpoint disabled: ${reason}`);
+		this.repos.deliveries.giveUpOpenOfWebhook(delivery.webhook_id, `Endpoint disabled: ${reason}`);
 		this.events.record(systemActor(delivery.org_id), 'webhook.disabled', {
 			webhook_id: delivery.webhook_id,
 			url: delivery.url,
@@ -94,6 +119,7 @@ export class DeliveryService extends DomainService {
 		});
 	}
 
+	/** The state after the `attempts`-th failed attempt of the current schedule. */
 	#retryAfter(attempts: number, now: number): Pick<AttemptOutcome, 'status' | 'next_attempt_at'> {
 		const delayMs = retryDelayMs(this.#retryScheduleSeconds, attempts, this.#random);
 		return delayMs === null

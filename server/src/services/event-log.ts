@@ -13,7 +13,7 @@ import type { Actor } from '../core/actor.ts';
 export class EventLog {
 	readonly #repos: Repositories;
 	readonly #clock: Clock;
-	#onDeliveriesQueued: () => void = () => {};
+	#onDeliveriesQueued: (webhookIds: string[]) => void = () => {};
 
 	constructor(repos: Repositories, clock: Clock) {
 		this.#repos = repos;
@@ -21,28 +21,47 @@ export class EventLog {
 	}
 
 	/**
-	 * Called when an event queued webhook deliveries, inside the transaction that records it: the
-	 * listener must only schedule work for later (the dispatcher wakes on the next turn of the event
-	 * loop, after the transaction has committed).
+	 * Called with the endpoints that have new deliveries due, inside the transaction that queued them:
+	 * the listener must only schedule work for later (the dispatcher wakes on the next turn of the
+	 * event loop, after the transaction has committed).
 	 */
-	onDeliveriesQueued(listener: () => void): void {
+	onDeliveriesQueued(listener: (webhookIds: string[]) => void): void {
 		this.#onDeliveriesQueued = listener;
+	}
+
+	/** Tells the listener that deliveries to these endpoints are due; call inside the queuing transaction. */
+	deliveriesQueued(webhookIds: string[]): void {
+		if (webhookIds.length > 0) this.#onDeliveriesQueued(webhookIds);
 	}
 
 	/** Records the event and, in the same transaction, one webhook delivery per subscribed endpoint (the outbox). */
 	record(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
 		const now = this.#clock.now();
-		const event: ActivityEvent = {
-			id: newResourceId(now),
-			type,
-			actor: actor.email,
-			occurred_at: isoAt(now),
-			data,
-		};
-		this.#repos.events.insert({ ...event, org_id: actor.orgId, data: JSON.stringify(data) });
-		if (this.#repos.deliveries.enqueue({ id: event.id, org_id: actor.orgId, type }, now) > 0) {
-			this.#onDeliveriesQueued();
-		}
+		const event = newEvent(actor, type, data, now);
+		this.#repos.events.insert({
+			...event,
+			org_id: actor.orgId,
+			data: JSON.stringify(data),
+			test: 0,
+		});
+		this.deliveriesQueued(
+			this.#repos.deliveries.enqueue({ id: event.id, org_id: actor.orgId, type }, now),
+		);
+		return event;
+	}
+
+	/**
+	 * Stores a test event: a sample with the shape of a real one, delivered only to the endpoint that
+	 * asked for it (the caller queues that delivery) and never listed in the activity log.
+	 */
+	recordTest(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
+		const event = newEvent(actor, type, data, this.#clock.now());
+		this.#repos.events.insert({
+			...event,
+			org_id: actor.orgId,
+			data: JSON.stringify(data),
+			test: 1,
+		});
 		return event;
 	}
 
@@ -54,6 +73,15 @@ export class EventLog {
 			toActivityEvent,
 		);
 	}
+}
+
+function newEvent(
+	actor: Actor,
+	type: EventType,
+	data: Record<string, unknown>,
+	now: number,
+): ActivityEvent {
+	return { id: newResourceId(now), type, actor: actor.email, occurred_at: isoAt(now), data };
 }
 
 function toActivityEvent(row: EventRow): ActivityEvent {

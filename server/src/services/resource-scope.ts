@@ -14,6 +14,12 @@ const EXISTS_IN_ORG: Record<string, Exists> = {
 	userId: (repos, orgId, params) => repos.users.findActive(orgId, params.userId) !== undefined,
 	keyId: (repos, orgId, params) => repos.apiKeys.find(orgId, params.keyId) !== undefined,
 	webhookId: (repos, orgId, params) => repos.webhooks.find(orgId, params.webhookId) !== undefined,
+	deliveryId: (repos, orgId, params) => {
+		const webhook = repos.webhooks.find(orgId, params.webhookId);
+		return (
+			webhook !== undefined && repos.deliveries.find(webhook.id, params.deliveryId) !== undefined
+		);
+	},
 	sessionId: (repos, orgId, params) => repos.sessions.find(orgId, params.sessionId) !== undefined,
 	labId: (repos, orgId, params) => repos.labs.find(orgId, params.labId) !== undefined,
 	versionId: (repos, orgId, params) =>

@@ -3,6 +3,7 @@ import { ApiError, notFound } from '../core/errors.ts';
 import { webhookUrlProblem, type UrlPolicyOptions } from '../lib/network-policy.ts';
 import { generateWebhookSecret } from '../lib/webhook-secret.ts';
 import type { AttemptRow, DeliveryRow } from '../repositories/deliveries.ts';
+import { sampleEventData } from './sample-events.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { WebhookRow } from '../repositories/webhooks.ts';
 import type { EventType } from '../schemas/events.ts';
@@ -11,6 +12,8 @@ import type {
 	WebhookCreate,
 	WebhookCreated,
 	WebhookDelivery,
+	WebhookRecovery,
+	WebhookUpdate,
 } from '../schemas/webhooks.ts';
 import type { Actor } from '../core/actor.ts';
 import { BOUNDS } from '../schemas/bounds.ts';
@@ -100,6 +103,133 @@ export class WebhookService extends DomainService {
 		return toWebhook(this.#find(orgId, webhookId));
 	}
 
+	/**
+	 * Changes what is given of url, event types, description and whether it is disabled, and records
+	 * `webhook.updated` with each change from and to. Disabling gives up its open deliveries; while
+	 * disabled, what it subscribes to is kept as given-up deliveries. Enabling sends nothing by
+	 * itself: a recovery sends what was given up. A request that changes nothing records nothing.
+	 */
+	update(actor: Actor, webhookId: string, input: WebhookUpdate): Webhook {
+		return this.transaction(() => {
+			const row = this.#find(actor.orgId, webhookId);
+			const before = toWebhook(row);
+			const changes: Record<string, { from: unknown; to: unknown }> = {};
+			const url = input.url ?? row.url;
+			if (url !== row.url) {
+				if (this.repos.webhooks.findByUrl(actor.orgId, url))
+					throw new ApiError('url_taken', `A webhook endpoint for ${url} already exists.`);
+				changes.url = { from: row.url, to: url };
+			}
+			const eventTypes = input.event_types ?? before.event_types;
+			if (!sameSet(eventTypes, before.event_types))
+				changes.event_types = { from: before.event_types, to: eventTypes };
+			const description =
+				input.description === undefined ? row.description : input.description || null;
+			if (description !== row.description)
+				changes.description = { from: row.description, to: description };
+			const disabled = input.disabled ?? row.disabled_at !== null;
+			if (disabled !== (row.disabled_at !== null))
+				changes.disabled = { from: !disabled, to: disabled };
+			if (Object.keys(changes).length === 0) return before;
+
+			const disabledAt = disabled ? (row.disabled_at ?? this.nowIso()) : null;
+			this.repos.webhooks.update({
+				id: row.id,
+				url,
+				event_types: JSON.stringify(eventTypes),
+				description,
+				disabled_at: disabledAt,
+			});
+			if (disabled && !row.disabled_at)
+				this.repos.deliveries.giveUpOpenOfWebhook(row.id, `Endpoint disabled by ${actor.email}.`);
+			this.events.record(actor, 'webhook.updated', { webhook_id: row.id, url, changes });
+			return toWebhook({
+				...row,
+				url,
+				event_types: JSON.stringify(eventTypes),
+				description,
+				disabled_at: disabledAt,
+			});
+		});
+	}
+
+	/**
+	 * Queues a test event of `eventType` for this endpoint only: a signed sample with every field of a
+	 * real event (sample values), marked `test`, and recorded as `webhook.test_sent`. Nothing else in
+	 * the organisation changes.
+	 */
+	sendTest(actor: Actor, webhookId: string, eventType: EventType): WebhookDelivery {
+		return this.transaction(() => {
+			const webhook = this.#findEnabled(actor.orgId, webhookId);
+			const subscribed = JSON.parse(webhook.event_types) as EventType[];
+			if (!subscribed.includes(eventType)) {
+				const message = `The endpoint does not subscribe to ${eventType}; it subscribes to ${subscribed.join(', ')}.`;
+				throw new ApiError('validation_failed', message, [{ path: 'event_type', message }]);
+			}
+			const event = this.events.recordTest(
+				actor,
+				eventType,
+				sampleEventData(eventType, this.nowIso()),
+			);
+			const deliveryId = this.repos.deliveries.insert(webhook.id, event.id, this.clock.now());
+			this.events.record(actor, 'webhook.test_sent', {
+				webhook_id: webhook.id,
+				url: webhook.url,
+				event_type: eventType,
+				event_id: event.id,
+				delivery_id: deliveryId,
+			});
+			this.events.deliveriesQueued([webhook.id]);
+			return this.#delivery(webhook.id, deliveryId);
+		});
+	}
+
+	/**
+	 * Sends a delivery again now, whatever its status: the same event (same id), marked as the n-th
+	 * resend a person asked for, on a fresh retry schedule; its earlier attempts stay in its log.
+	 */
+	resend(actor: Actor, webhookId: string, deliveryId: string): WebhookDelivery {
+		return this.transaction(() => {
+			const webhook = this.#findEnabled(actor.orgId, webhookId);
+			const delivery = this.repos.deliveries.find(webhook.id, deliveryId);
+			if (!delivery) throw notFound('Delivery');
+			this.repos.deliveries.resend(delivery.seq, this.clock.now());
+			this.events.record(actor, 'webhook.delivery_resent', {
+				webhook_id: webhook.id,
+				url: webhook.url,
+				delivery_id: delivery.id,
+				event_id: delivery.event_id,
+				event_type: delivery.event_type,
+				resend: delivery.resends + 1,
+			});
+			this.events.deliveriesQueued([webhook.id]);
+			return this.#delivery(webhook.id, delivery.id);
+		});
+	}
+
+	/**
+	 * Queues again, on a fresh schedule, every failed or given-up delivery of the endpoint whose event
+	 * occurred at or after `since` (deliveries kept while it was disabled among them).
+	 */
+	recover(actor: Actor, webhookId: string, since: string): WebhookRecovery {
+		if (Date.parse(since) > this.clock.now()) {
+			const message = 'Must not be in the future.';
+			throw new ApiError('validation_failed', `since: ${message}`, [{ path: 'since', message }]);
+		}
+		return this.transaction(() => {
+			const webhook = this.#findEnabled(actor.orgId, webhookId);
+			const queued = this.repos.deliveries.recover(webhook.id, since, this.clock.now());
+			this.events.record(actor, 'webhook.deliveries_recovered', {
+				webhook_id: webhook.id,
+				url: webhook.url,
+				since,
+				queued,
+			});
+			this.events.deliveriesQueued(queued > 0 ? [webhook.id] : []);
+			return { queued, since };
+		});
+	}
+
 	/** Deletes the endpoint; its pending deliveries go with it. */
 	delete(actor: Actor, webhookId: string): void {
 		this.transaction(() => {
@@ -107,6 +237,26 @@ export class WebhookService extends DomainService {
 			this.repos.webhooks.delete(webhook.id);
 			this.events.record(actor, 'webhook.deleted', { webhook_id: webhook.id, url: webhook.url });
 		});
+	}
+
+	/** One delivery with its attempt log, as the deliveries list shows it. */
+	#delivery(webhookId: string, deliveryId: string): WebhookDelivery {
+		const row = this.repos.deliveries.find(webhookId, deliveryId)!;
+		return toDelivery({
+			...row,
+			attempt_log: this.repos.deliveries.attemptsOf([row.seq]).get(row.seq) ?? [],
+		});
+	}
+
+	/** The endpoint, which must be enabled for anything to be sent to it. */
+	#findEnabled(orgId: string, webhookId: string): WebhookRow {
+		const webhook = this.#find(orgId, webhookId);
+		if (webhook.disabled_at !== null)
+			throw new ApiError(
+				'invalid_state',
+				'This endpoint is disabled, so nothing is sent to it. Enable it first (PATCH with "disabled": false).',
+			);
+		return webhook;
 	}
 
 	#find(orgId: string, webhookId: string): WebhookRow {
@@ -132,6 +282,9 @@ function toDelivery(row: DeliveryRow & { attempt_log: AttemptRow[] }): WebhookDe
 		id: row.id,
 		event_id: row.event_id,
 		event_type: row.event_type as EventType,
+		event_occurred_at: row.event_occurred_at,
+		test: row.test === 1,
+		resends: row.resends,
 		status: row.status,
 		attempts: row.attempts,
 		last_status_code: row.last_status_code,
@@ -146,4 +299,8 @@ function toDelivery(row: DeliveryRow & { attempt_log: AttemptRow[] }): WebhookDe
 			error: attempt.error,
 		})),
 	};
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+	return a.length === b.length && a.every((value) => b.includes(value));
 }

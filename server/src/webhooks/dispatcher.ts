@@ -8,7 +8,10 @@ import { WebhookSender } from './sender.ts';
 interface DispatcherOptions {
 	timeoutMs: number;
 	allowInsecureUrls: boolean;
+	/** Sends in flight at once, in all. */
 	concurrency: number;
+	/** Sends in flight at once to one endpoint: the next goes when one is answered. */
+	endpointConcurrency: number;
 }
 
 const LEASE_MARGIN_MS = 5_000;
@@ -16,8 +19,9 @@ const MAX_SLEEP_MS = 60 * 60 * 1000;
 
 /**
  * Sends the outbox: claims due deliveries, posts them outside any transaction with at most
- * `concurrency` in flight, and hands each outcome to the delivery service. Woken when deliveries
- * are queued, and by a timer for retries.
+ * `concurrency` in flight (`endpointConcurrency` per endpoint, so a backlog goes at its endpoint's
+ * pace and others' deliveries pass it), and hands each outcome to the delivery service. Woken when
+ * deliveries are queued, and by a timer for retries.
  */
 export class WebhookDispatcher {
 	readonly #deliveries: DeliveryService;
@@ -26,6 +30,10 @@ export class WebhookDispatcher {
 	readonly #logger: Logger;
 	readonly #sender: WebhookSender;
 	readonly #inFlight = new Set<Promise<void>>();
+	/** Sends in flight, by endpoint. */
+	readonly #inFlightTo = new Map<string, number>();
+	readonly #slotsOf = (webhookId: string) =>
+		this.#options.endpointConcurrency - (this.#inFlightTo.get(webhookId) ?? 0);
 	#wakeScheduled = false;
 	#timer: NodeJS.Timeout | undefined;
 	#stopped = false;
@@ -94,14 +102,23 @@ export class WebhookDispatcher {
 		if (this.#stopped) return;
 		const free = this.#options.concurrency - this.#inFlight.size;
 		if (free <= 0) return; // a finishing send wakes us
-		const claimed = this.#deliveries.claimDue(free, this.#options.timeoutMs + LEASE_MARGIN_MS);
+		const claimed = this.#deliveries.claimDue(
+			free,
+			this.#slotsOf,
+			this.#options.timeoutMs + LEASE_MARGIN_MS,
+		);
 		for (const delivery of claimed) {
+			const endpoint = delivery.webhook_id;
+			this.#inFlightTo.set(endpoint, (this.#inFlightTo.get(endpoint) ?? 0) + 1);
 			const sending: Promise<void> = this.#deliver(delivery)
 				.catch((error) =>
 					this.#logger.error(`webhook delivery ${delivery.id} failed unexpectedly`, error),
 				)
 				.finally(() => {
 					this.#inFlight.delete(sending);
+					const left = this.#inFlightTo.get(endpoint)! - 1;
+					if (left === 0) this.#inFlightTo.delete(endpoint);
+					else this.#inFlightTo.set(endpoint, left);
 					this.wake();
 				});
 			this.#inFlight.add(sending);
@@ -111,7 +128,7 @@ export class WebhookDispatcher {
 
 	#sleepUntilNextDue(): void {
 		clearTimeout(this.#timer);
-		const waitMs = this.#deliveries.msUntilNextDue();
+		const waitMs = this.#deliveries.msUntilNextDue(this.#slotsOf);
 		if (waitMs === null) return;
 		this.#timer = setTimeout(() => this.wake(), Math.min(waitMs, MAX_SLEEP_MS));
 	}
@@ -124,6 +141,9 @@ export class WebhookDispatcher {
 			org_id: delivery.org_id,
 			actor: delivery.event_actor,
 			data: JSON.parse(delivery.event_data),
+			// Signed with the rest: a receiver can trust that it is a sample, or a resend a person asked for.
+			...(delivery.event_test ? { test: true } : {}),
+			...(delivery.resends > 0 ? { resend: delivery.resends } : {}),
 		});
 		const startedAt = this.#clock.now();
 		const headers = signedHeaders(
