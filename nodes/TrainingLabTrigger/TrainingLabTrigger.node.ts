@@ -38,6 +38,13 @@ const requestEndpoint = apiRequestAs<Endpoint>;
 const ENDPOINT_NEEDS = "Registering this trigger's webhook endpoint";
 
 const EVENT_FIELDS = ['id', 'type', 'occurred_at', 'org_id', 'actor', 'data'] as const;
+/** Fields a delivery carries only when they apply: a sample event, or a resend a person asked for. */
+const MARK_FIELDS = ['test', 'resend'] as const;
+
+interface TriggerOptions {
+	sampleWhenListening?: boolean;
+	runOnTestEvents?: boolean;
+}
 
 export class TrainingLabTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -111,6 +118,31 @@ export class TrainingLabTrigger implements INodeType {
 					'While an execution has not finished, a repeat of its event is answered 503. After this long the execution is taken as lost (say its queue job went with a restart of a Redis that keeps nothing) and the next repeat runs the workflow again. Set it above the longest time the workflow takes.',
 			},
 			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Run on Test Events',
+						name: 'runOnTestEvents',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether the active workflow runs for test events (sample events sent with Send Test Event in the Training Lab console, API or node). Off: they are acknowledged and ignored. While you listen for a test event in the editor they always run.',
+					},
+					{
+						displayName: 'Send a Sample When Listening',
+						name: 'sampleWhenListening',
+						type: 'boolean',
+						default: true,
+						description:
+							'Whether Listen for Test Event asks the Training Lab API for a test event of the first selected type, so you need not cause a real one. It carries sample values (example.com addresses) and "test": true, and changes nothing in Training Lab. Off: the editor waits for a real event.',
+					},
+				],
+			},
+			{
 				displayName:
 					'Every delivery is verified with the signing secret of the webhook endpoint this node registers; forged or replayed requests are answered 401. An event can run more than once (its webhook_id stays the same). Training Lab creates in this workflow are keyed on the event and happen once; give other systems the webhook_id as their idempotency key. Do not drop repeats with Remove Duplicates before the effect: a crash between the two loses the event.',
 				name: 'signatureNotice',
@@ -176,6 +208,8 @@ export class TrainingLabTrigger implements INodeType {
 				}
 				stored.webhookId = created.id;
 				stored.webhookSecret = created.secret;
+				if (this.getMode() === 'manual' && triggerOptions.call(this).sampleWhenListening !== false)
+					await requestSample.call(this, org, created.id);
 				return true;
 			},
 
@@ -223,8 +257,16 @@ export class TrainingLabTrigger implements INodeType {
 			response.status(200).json({ received: true, ignored: true });
 			return { noWebhookResponse: true };
 		}
+		const listening = this.getMode() === 'manual';
+		if (event.test === true && !listening && !triggerOptions.call(this).runOnTestEvents) {
+			response.status(200).json({ received: true, ignored: 'test event' });
+			return { noWebhookResponse: true };
+		}
 		const eventId = request.headers['webhook-id'] as string;
-		const seen = claimDelivery(this, eventId, Date.now(), giveUpAfterMs.call(this));
+		// A resend a person asked for is a delivery of its own, which runs again; its automatic
+		// retries, like those of the first delivery, do not.
+		const delivery = typeof event.resend === 'number' ? `${eventId}#${event.resend}` : eventId;
+		const seen = claimDelivery(this, delivery, Date.now(), giveUpAfterMs.call(this));
 		if (seen === 'done') {
 			response.status(200).json({ received: true, duplicate: true });
 			return { noWebhookResponse: true };
@@ -238,6 +280,7 @@ export class TrainingLabTrigger implements INodeType {
 		}
 		const output: IDataObject = { webhook_id: eventId };
 		for (const field of EVENT_FIELDS) output[field] = event[field];
+		for (const field of MARK_FIELDS) if (event[field] !== undefined) output[field] = event[field];
 		return { workflowData: [this.helpers.returnJsonArray([output])] };
 	}
 }
@@ -252,6 +295,27 @@ function giveUpAfterMs(this: IWebhookFunctions): number {
 
 function selectedEvents(this: IHookFunctions | IWebhookFunctions): string[] {
 	return this.getNodeParameter('events', []) as string[];
+}
+
+function triggerOptions(this: IHookFunctions | IWebhookFunctions): TriggerOptions {
+	return this.getNodeParameter('options', {}) as TriggerOptions;
+}
+
+/**
+ * Asks the API for a test event of the first selected type, for the editor that is listening. The
+ * listening goes on without it should the request fail: a real event still arrives.
+ */
+async function requestSample(this: IHookFunctions, org: string, webhookId: string): Promise<void> {
+	const [eventType] = selectedEvents.call(this);
+	try {
+		await apiRequest.call(this, 'POST', apiPath`/orgs/${org}/webhooks/${webhookId}/test`, {
+			body: { event_type: eventType },
+		});
+	} catch (error) {
+		this.logger.warn(
+			`Training Lab Trigger: could not ask for a test event (${(error as Error).message})`,
+		);
+	}
 }
 
 /** The URL n8n serves this trigger at, spelled as the API stores URLs. */

@@ -1,9 +1,9 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 /**
- * The deliveries this n8n process has started executions for, by trigger and event: a repeat of an
- * event (same `webhook-id`) whose execution is still running, or has finished and been answered
- * 2xx, starts nothing. The API repeats a delivery whose answer it did not get in time — an execution
+ * The deliveries this n8n process has started executions for, by trigger and delivery (the event's
+ * `webhook-id`, and which resend a person asked for, if one): a repeat of a delivery whose execution
+ * is still running, or has finished and been answered 2xx, starts nothing. The API repeats a delivery whose answer it did not get in time — an execution
  * held up while n8n started, or longer than the API's timeout — and without this the event would run
  * twice. Kept in memory, so per process: after a restart, or behind several webhook processes, a
  * repeat can still run twice (at least once, as the API promises).
@@ -16,19 +16,19 @@ const MAX_REMEMBERED = 10_000;
 export type Seen = 'new' | 'running' | 'done';
 
 /**
- * What this process knows of the event `eventId` for this trigger; a new one is recorded as running
+ * What this process knows of the delivery `deliveryKey` for this trigger; a new one is recorded as running
  * until n8n answers the delivery: done when the answer is 2xx, forgotten otherwise (so that the API's
  * next attempt runs it again). A repeat is refused (503) while the first execution is unanswered, for
  * `giveUpAfterMs` at most.
  */
 export function claimDelivery(
 	context: IWebhookFunctions,
-	eventId: string,
+	deliveryKey: string,
 	now: number,
 	giveUpAfterMs: number,
 ): Seen {
 	forgetOlderThan(now - REMEMBER_MS);
-	const key = `${context.getWorkflow().id}\u0000${context.getNode().id}\u0000${eventId}`;
+	const key = `${context.getWorkflow().id}\u0000${context.getNode().id}\u0000${deliveryKey}`;
 	const known = seen.get(key);
 	// An execution unanswered for this long may never be (its queue job lost with a Redis that keeps
 	// nothing): run the event again rather than refuse it until the API gives up.

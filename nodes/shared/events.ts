@@ -19,5 +19,9 @@ export const EVENT_TYPE_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Session Started', value: 'session.started' },
 	{ name: 'Webhook Created', value: 'webhook.created' },
 	{ name: 'Webhook Deleted', value: 'webhook.deleted' },
+	{ name: 'Webhook Deliveries Recovered', value: 'webhook.deliveries_recovered' },
+	{ name: 'Webhook Delivery Resent', value: 'webhook.delivery_resent' },
 	{ name: 'Webhook Disabled', value: 'webhook.disabled' },
+	{ name: 'Webhook Test Event Sent', value: 'webhook.test_sent' },
+	{ name: 'Webhook Updated', value: 'webhook.updated' },
 ];

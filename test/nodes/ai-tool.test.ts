@@ -346,6 +346,32 @@ describe('every operation as a tool', () => {
 			await use('webhook', 'get', webhookId, { webhook_id: hook.id });
 			expect((await use('webhook', 'getAll', {}, {})).map((w) => w.id)).toEqual([hook.id]);
 			await use('webhook', 'getDeliveries', webhookId, { webhook_id: hook.id });
+			const [changed] = await use(
+				'webhook',
+				'update',
+				{ ...webhookId, updateFields: { description: fromAi('description', 'What it is for') } },
+				{ webhook_id: hook.id, description: 'Lifecycle hook' },
+			);
+			expect(changed.description).toBe('Lifecycle hook');
+			const [test] = await use('webhook', 'sendTest', webhookId, {
+				webhook_id: hook.id,
+				event_type: 'session.created',
+			});
+			expect(test).toMatchObject({ test: true, event_type: 'session.created' });
+			const [resent] = await use(
+				'webhook',
+				'resendDelivery',
+				{ ...webhookId, deliveryId: fromAi('delivery_id', 'The delivery') },
+				{ webhook_id: hook.id, delivery_id: test.id },
+			);
+			expect(resent).toMatchObject({ id: test.id, resends: 1 });
+			const [recovery] = await use(
+				'webhook',
+				'recoverDeliveries',
+				{ ...webhookId, since: fromAi('since', 'Since when, ISO 8601') },
+				{ webhook_id: hook.id, since: '2026-01-01T00:00:00Z' },
+			);
+			expect(recovery).toEqual({ queued: expect.any(Number), since: '2026-01-01T00:00:00.000Z' });
 			await use('webhook', 'delete', webhookId, { webhook_id: hook.id });
 			expect((await use('activityEvent', 'getAll', {}, {}))[0].type).toBe('webhook.deleted');
 

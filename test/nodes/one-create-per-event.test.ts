@@ -61,6 +61,16 @@ describe('a create keyed on the Training Lab event its item comes from', () => {
 		expect(sessionsTitled('Onboarding ann@x.test')).toBe(1);
 	});
 
+	it('a resend a person asked for (the event again, marked resend) runs again and replays the first create', async () => {
+		const event = removalEvent('res@x.test');
+		const first = await runTrainingLab(createSession(), byTrigger([event]));
+		const resent = await runTrainingLab(createSession(), byTrigger([{ ...event, resend: 1 }]));
+		expect(resent.error).toBeUndefined();
+		expect(json(resent)).toEqual(json(first));
+		expect(posts().map((exchange) => exchange.replayed)).toEqual([false, true]);
+		expect(sessionsTitled('Onboarding res@x.test')).toBe(1);
+	});
+
 	it('another event with the same fields creates again', async () => {
 		await runTrainingLab(createSession('Same title'), byTrigger([removalEvent('a@x.test')]));
 		await runTrainingLab(createSession('Same title'), byTrigger([removalEvent('a@x.test')]));

@@ -4,6 +4,8 @@ import { LAB_TIERS } from '../../server/src/schemas/labs';
 import { createOrg, type TestOrg, serverWithOrg } from '../support/fixtures';
 import { type TestServer } from '../support/test-server';
 import { byId, fromList, json, nodeRunner } from '../support/node-runner';
+import { runTrainingLab } from '../support/n8n';
+import { Receiver } from '../support/receiver';
 
 let server: TestServer;
 let org: TestOrg;
@@ -263,6 +265,161 @@ describe('Training Lab node operations', () => {
 			json(await run({ resource: 'webhook', operation: 'delete', webhookId: created.id })),
 		).toEqual([{ deleted: true, id: created.id }]);
 		expect((await org.admin.get(`/orgs/${org.id}/webhooks`)).body).toEqual([]);
+	});
+
+	it('Webhook → Update, Send Test Event, Resend Delivery and Recover Deliveries', async () => {
+		const receiver = await Receiver.start();
+		try {
+			const hook = (
+				await org.admin.post(`/orgs/${org.id}/webhooks`, {
+					url: 'http://127.0.0.1:9/unreachable',
+					event_types: ['member.removed'],
+				})
+			).body;
+			const updated = json(
+				await run({
+					resource: 'webhook',
+					operation: 'update',
+					webhookId: hook.id,
+					updateFields: {
+						url: `${receiver.url}/n8n`,
+						eventTypes: ['member.removed', 'session.created'],
+						description: 'Moved by n8n',
+					},
+				}),
+			);
+			expect(updated).toEqual([
+				{
+					id: hook.id,
+					url: `${receiver.url}/n8n`,
+					event_types: ['member.removed', 'session.created'],
+					description: 'Moved by n8n',
+					created_at: hook.created_at,
+					disabled_at: null,
+				},
+			]);
+
+			const [test] = json(
+				await run({
+					resource: 'webhook',
+					operation: 'sendTest',
+					webhookId: hook.id,
+					eventType: 'session.created',
+				}),
+			);
+			expect(test).toMatchObject({ event_type: 'session.created', test: true, status: 'pending' });
+			await receiver.waitFor(() => receiver.at('/n8n').length === 1);
+			expect(JSON.parse(receiver.at('/n8n')[0].body)).toMatchObject({
+				id: test.event_id,
+				test: true,
+			});
+
+			const [resent] = json(
+				await run({
+					resource: 'webhook',
+					operation: 'resendDelivery',
+					webhookId: hook.id,
+					deliveryId: test.id,
+				}),
+			);
+			expect(resent).toMatchObject({ id: test.id, resends: 1 });
+			await receiver.waitFor(() => receiver.at('/n8n').length === 2);
+			expect(JSON.parse(receiver.at('/n8n')[1].body)).toMatchObject({
+				id: test.event_id,
+				resend: 1,
+			});
+
+			const disabled = json(
+				await run({
+					resource: 'webhook',
+					operation: 'update',
+					webhookId: hook.id,
+					updateFields: { enabled: false },
+				}),
+			)[0];
+			expect(disabled.disabled_at).toEqual(expect.any(String));
+			await org.admin.post('/sessions', {
+				title: 'While disabled',
+				lab_version_id: org.publishedVersionId,
+				capacity: 3,
+			});
+			await run({
+				resource: 'webhook',
+				operation: 'update',
+				webhookId: hook.id,
+				updateFields: { enabled: true },
+			});
+			const recovered = json(
+				await run(
+					{
+						resource: 'webhook',
+						operation: 'recoverDeliveries',
+						webhookId: hook.id,
+						since: disabled.disabled_at,
+					},
+					{ timezone: 'Europe/Berlin' },
+				),
+			);
+			expect(recovered).toEqual([{ queued: 1, since: disabled.disabled_at }]);
+			await receiver.waitFor(() => receiver.at('/n8n').length === 3);
+			expect(JSON.parse(receiver.at('/n8n')[2].body)).toMatchObject({
+				type: 'session.created',
+				data: { title: 'While disabled' },
+			});
+		} finally {
+			await receiver.stop();
+		}
+	});
+
+	it("Webhook → Send Test Event of a type the endpoint does not subscribe to: the API's message, on the error output", async () => {
+		const hook = (
+			await org.admin.post(`/orgs/${org.id}/webhooks`, {
+				url: 'http://127.0.0.1:9/refused',
+				event_types: ['member.removed'],
+			})
+		).body;
+		const result = await runTrainingLab(
+			{
+				resource: 'webhook',
+				operation: 'sendTest',
+				webhookId: hook.id,
+				eventType: '={{ $json.type }}',
+			},
+			{
+				credentials: { baseUrl: server.url, apiKey: org.admin.key! },
+				input: [{ type: 'member.removed' }, { type: 'org.closed' }],
+				settings: { onError: 'continueErrorOutput' },
+			},
+		);
+		expect(result.items.map((item) => [item.json.event_type, item.pairedItem])).toEqual([
+			['member.removed', { item: 0 }],
+		]);
+		expect(result.errorItems.map((item) => [item.json, item.pairedItem])).toEqual([
+			[
+				{
+					error: {
+						message:
+							'The endpoint does not subscribe to org.closed; it subscribes to member.removed.',
+						code: 'validation_failed',
+						httpCode: '400',
+						description: expect.stringMatching(/Error code: validation_failed/),
+					},
+				},
+				{ item: 1 },
+			],
+		]);
+	});
+
+	it('Webhook → Update without a field to change fails naming the item', async () => {
+		const result = await runTrainingLab(
+			{ resource: 'webhook', operation: 'update', webhookId: 'any', updateFields: {} },
+			{ credentials: { baseUrl: server.url, apiKey: org.admin.key! } },
+		);
+		expect(result.error).toMatchObject({
+			name: 'NodeOperationError',
+			message: 'Add at least one field to update',
+			context: expect.objectContaining({ itemIndex: 0 }),
+		});
 	});
 
 	it('Organization → Close closes the organization of the key', async () => {

@@ -500,6 +500,114 @@ describe('Training Lab Trigger deliveries', () => {
 	});
 });
 
+describe('Training Lab Trigger and test events', () => {
+	const endpointOf = async (url: string) => (await endpoints()).find((e) => e.url === url);
+	const deliveriesTo = async (webhookId: string) =>
+		(await org.admin.get(`/orgs/${org.id}/webhooks/${webhookId}/deliveries`)).body;
+
+	it('of an active workflow: a test event is acknowledged and starts nothing, unless Run on Test Events is on', async () => {
+		await harness.activate();
+		const webhookId = harness.staticData.webhookId as string;
+		const sendTest = () =>
+			org.admin.post(`/orgs/${org.id}/webhooks/${webhookId}/test`, {
+				event_type: 'member.removed',
+			});
+		expect((await sendTest()).status).toBe(202);
+		const [ignored] = await harness.waitForDeliveries(1);
+		expect(ignored).toEqual({ status: 200, items: [] });
+		expect((await deliveriesTo(webhookId))[0]).toMatchObject({ test: true, status: 'succeeded' });
+
+		harness.options = { options: { runOnTestEvents: true } };
+		await sendTest();
+		const [, ran] = await harness.waitForDeliveries(2);
+		expect(ran.items.map((item) => item.json)).toEqual([
+			expect.objectContaining({
+				type: 'member.removed',
+				test: true,
+				data: expect.objectContaining({ email: 'grace.hopper@example.com' }),
+			}),
+		]);
+	});
+
+	it('listening in the editor: registers an endpoint for the test URL, asks for a sample of the first selected type, and runs it', async () => {
+		harness.listening = true;
+		harness.events = ['org.closed', 'member.removed'];
+		await harness.activate();
+		const endpoint = await endpointOf(harness.webhookUrl);
+		expect(endpoint).toMatchObject({ event_types: ['org.closed', 'member.removed'] });
+		const [delivery] = await harness.waitForDeliveries(1);
+		expect(delivery.status).toBe(200);
+		expect(delivery.items.map((item) => item.json)).toEqual([
+			{
+				id: expect.any(String),
+				webhook_id: expect.any(String),
+				type: 'org.closed',
+				occurred_at: expect.any(String),
+				org_id: org.id,
+				actor: `admin@${org.slug}.test`,
+				data: {
+					org_id: '00000000-0000-4000-8000-000000000002',
+					name: 'Example Organization (sample)',
+					slug: 'example-organization',
+					closed_at: expect.any(String),
+				},
+				test: true,
+			},
+		]);
+		// n8n stops listening after that event: the test endpoint goes, and nothing of the organisation changed.
+		expect(await harness.deactivate()).toBe(true);
+		expect(await endpoints()).toEqual([]);
+		expect((await org.admin.get('/me')).status).toBe(200);
+	});
+
+	it('listening with Send a Sample When Listening off: no test event is asked for', async () => {
+		harness.listening = true;
+		harness.options = { options: { sampleWhenListening: false } };
+		await harness.activate();
+		const endpoint = await endpointOf(harness.webhookUrl);
+		expect(endpoint).toBeDefined();
+		await server.webhooksIdle();
+		expect(await deliveriesTo(endpoint!.id)).toEqual([]);
+		expect(harness.deliveries).toEqual([]);
+	});
+});
+
+describe('Training Lab Trigger and resends', () => {
+	beforeEach(() => harness.activate());
+	const deliveriesOf = async () =>
+		(
+			await org.admin.get(
+				`/orgs/${org.id}/webhooks/${harness.staticData.webhookId as string}/deliveries`,
+			)
+		).body;
+
+	it('runs the workflow again for a resend a person asked for, in the process that ran the event; not for an automatic repeat of it', async () => {
+		await org.admin.delete(`/orgs/${org.id}/members/${org.trainerUserId}`);
+		const [first] = await harness.waitForDeliveries(1);
+		const [delivery] = await deliveriesOf();
+		const webhookId = harness.staticData.webhookId as string;
+		const resend = `/orgs/${org.id}/webhooks/${webhookId}/deliveries/${delivery.id}/resend`;
+		expect((await org.admin.post(resend)).status).toBe(202);
+		const [, resent] = await harness.waitForDeliveries(2);
+		expect(resent.status).toBe(200);
+		expect(resent.items.map((item) => item.json)).toEqual([{ ...first.items[0].json, resend: 1 }]);
+
+		// The resend delivered once more as the API would repeat it (same body, same webhook-id): acknowledged, nothing run.
+		const secret = harness.staticData.webhookSecret as string;
+		const body = JSON.stringify({ ...first.items[0].json, webhook_id: undefined, resend: 1 });
+		const ts = Math.floor(Date.now() / 1000);
+		const id = first.items[0].json.id as string;
+		expect(
+			await post(body, {
+				'webhook-id': id,
+				'webhook-timestamp': String(ts),
+				'webhook-signature': sign(secret, id, ts, body),
+			}),
+		).toEqual({ status: 200, body: { received: true, duplicate: true } });
+		expect(harness.deliveries.map((d) => d.items.length)).toEqual([1, 1, 0]);
+	});
+});
+
 describe('Training Lab Trigger events', () => {
 	it('offers every event type the server emits, member.removed and org.closed first', () => {
 		const values = TRIGGER_EVENT_OPTIONS.map((option) => option.value);

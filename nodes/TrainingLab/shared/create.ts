@@ -13,10 +13,11 @@ const idempotencyKeyField: INodeProperties = {
 };
 
 /**
- * POSTs a create with its Idempotency-Key: the item's Additional Fields → Idempotency Key, or one
- * derived from the run, the item and what is created (path and body).
+ * POSTs a create, or an action such as a resend, with its Idempotency-Key, so that one intent acts
+ * once however often n8n runs it: the item's Additional Fields → Idempotency Key, or one derived from
+ * the run, the item and the request (path and body).
  */
-export async function createResource(
+export async function postOnce(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	path: string,

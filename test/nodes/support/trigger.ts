@@ -83,9 +83,15 @@ export class TriggerHarness {
 	/** The trigger's other parameters (Acknowledge Deliveries and the like). */
 	options: INodeParameters = {};
 
+	/**
+	 * As n8n's editor listening for a test event (Listen for Test Event): the trigger's methods and
+	 * deliveries run in mode `manual`, at the test URL (`/webhook-test/…`).
+	 */
+	listening = false;
+
 	/** The URL n8n serves the trigger at, as registered with the API. */
 	get webhookUrl(): string {
-		return `${this.url}webhook/${this.#node().webhookId}/webhook`;
+		return `${this.url}${this.listening ? 'webhook-test' : 'webhook'}/${this.#node().webhookId}/webhook`;
 	}
 
 	/** What n8n does on activation: create the endpoint unless checkExists says it is there. */
@@ -103,8 +109,8 @@ export class TriggerHarness {
 			workflow,
 			node,
 			additionalData,
-			'trigger',
-			'activate',
+			this.listening ? 'manual' : 'trigger',
+			this.listening ? 'manual' : 'activate',
 			this.#webhookData(workflow, node, additionalData),
 		);
 		return await trigger.webhookMethods.default[method].call(context);
@@ -136,7 +142,7 @@ export class TriggerHarness {
 			workflow,
 			node,
 			additionalData,
-			'webhook',
+			this.listening ? 'manual' : 'webhook',
 			this.#webhookData(workflow, node, additionalData),
 			[],
 			null,
@@ -206,6 +212,7 @@ export class TriggerHarness {
 			workflowId: workflow.id,
 			workflowExecuteAdditionalData: additionalData,
 			webhookId: node.webhookId,
+			isTest: this.listening,
 		};
 	}
 }

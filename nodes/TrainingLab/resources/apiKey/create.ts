@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { roleField } from '../../shared/descriptions';
 import { choiceValue } from '../../shared/choices';
-import { additionalFields, createResource } from '../../shared/create';
+import { additionalFields, postOnce } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 import { apiPath } from '../../../shared/transport';
 
@@ -55,7 +55,7 @@ export async function execute(
 		name: this.getNodeParameter('name', itemIndex) as string,
 		role: choiceValue.call(this, 'role', itemIndex),
 	};
-	return await createResource.call(
+	return await postOnce.call(
 		this,
 		itemIndex,
 		apiPath`/orgs/${await context.orgId(itemIndex)}/api-keys`,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { choiceField, choiceValue } from '../../shared/choices';
 import { tierOptions } from '../../shared/descriptions';
-import { additionalFields, createResource } from '../../shared/create';
+import { additionalFields, postOnce } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -47,5 +47,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		name: this.getNodeParameter('name', itemIndex) as string,
 		tier: choiceValue.call(this, 'tier', itemIndex),
 	};
-	return await createResource.call(this, itemIndex, '/labs', body);
+	return await postOnce.call(this, itemIndex, '/labs', body);
 }

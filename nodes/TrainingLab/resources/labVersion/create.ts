@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { labLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
-import { additionalFields, createResource } from '../../shared/create';
+import { additionalFields, postOnce } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
 import { apiPath } from '../../../shared/transport';
 
@@ -30,5 +30,5 @@ export const description: INodeProperties[] = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const labId = locatorValue.call(this, 'lab', itemIndex);
-	return await createResource.call(this, itemIndex, apiPath`/labs/${labId}/versions`);
+	return await postOnce.call(this, itemIndex, apiPath`/labs/${labId}/versions`);
 }

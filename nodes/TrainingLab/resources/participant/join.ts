@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { personFields } from '../../shared/descriptions';
-import { additionalFields, createResource } from '../../shared/create';
+import { additionalFields, postOnce } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -38,5 +38,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		email: this.getNodeParameter('email', itemIndex) as string,
 		name: this.getNodeParameter('name', itemIndex) as string,
 	};
-	return await createResource.call(this, itemIndex, '/join', body);
+	return await postOnce.call(this, itemIndex, '/join', body);
 }

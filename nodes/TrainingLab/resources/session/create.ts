@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { publishedLabVersionLocator } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { toRfc3339 } from '../../shared/time';
-import { additionalFields, createResource } from '../../shared/create';
+import { additionalFields, postOnce } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -57,5 +57,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	};
 	if (additional.startsAt)
 		body.starts_at = toRfc3339(String(additional.startsAt), this.getTimezone());
-	return await createResource.call(this, itemIndex, '/sessions', body);
+	return await postOnce.call(this, itemIndex, '/sessions', body);
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { EVENT_TYPE_OPTIONS } from '../../../shared/events';
 import { choiceField, choiceValues } from '../../shared/choices';
-import { additionalFields, createResource } from '../../shared/create';
+import { additionalFields, postOnce } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 import { apiPath } from '../../../shared/transport';
 
@@ -64,5 +64,5 @@ export async function execute(
 	const additional = this.getNodeParameter('additionalFields', itemIndex) as IDataObject;
 	if (additional.description) body.description = additional.description;
 	const path = apiPath`/orgs/${await context.orgId(itemIndex)}/webhooks`;
-	return await createResource.call(this, itemIndex, path, body);
+	return await postOnce.call(this, itemIndex, path, body);
 }

@@ -4,6 +4,10 @@ import * as deleteWebhook from './delete';
 import * as get from './get';
 import * as getAll from './getAll';
 import * as getDeliveries from './getDeliveries';
+import * as recoverDeliveries from './recoverDeliveries';
+import * as resendDelivery from './resendDelivery';
+import * as sendTest from './sendTest';
+import * as update from './update';
 
 export const webhook = defineResource('webhook', 'Webhook', 'getAll', [
 	create,
@@ -11,4 +15,8 @@ export const webhook = defineResource('webhook', 'Webhook', 'getAll', [
 	get,
 	getAll,
 	getDeliveries,
+	recoverDeliveries,
+	resendDelivery,
+	sendTest,
+	update,
 ]);
