@@ -331,6 +331,96 @@ describe('the web console', () => {
 		expect(await tab.page.locator('main').textContent()).not.toContain('/hooks/to-delete');
 	});
 
+	it('sends a test event, resends a delivery, disables, enables and recovers an endpoint, and edits it; refusals say what the API said', async () => {
+		receiver.reply = () => ({ status: 204 });
+		const path = '/hooks/operations';
+		const created = (
+			await admin.post(`/orgs/${org.org.id}/webhooks`, {
+				url: `${receiver.url}${path}`,
+				event_types: ['member.removed', 'org.closed'],
+			})
+		).body;
+		const verified = (index: number) =>
+			new Webhook(created.secret).verify(
+				receiver.at(path)[index].body,
+				receiver.at(path)[index].headers as Record<string, string>,
+			) as { id: string; type: string; test?: boolean; resend?: number; data: any };
+		const tab = await openConsole();
+		await tab.signedIn(org.api_key);
+		await tab.goTo('Webhooks');
+		await tab.page.getByRole('link', { name: `${receiver.url}${path}` }).click();
+		await tab.heading('Deliveries').waitFor();
+		const status = (text: string) => tab.page.getByRole('status').filter({ hasText: text });
+
+		// A test event of the type picked: signed, marked as a test, and listed as one.
+		await tab.page.getByLabel('Event type').selectOption('org.closed');
+		await tab.page.getByRole('button', { name: 'Send test event' }).click();
+		await status('A test org.closed event was queued.').waitFor();
+		await receiver.waitFor(() => receiver.at(path).length === 1);
+		expect(verified(0)).toMatchObject({ type: 'org.closed', test: true });
+		const testItem = tab.page.getByRole('listitem').filter({ hasText: 'test event' });
+		await testItem.getByText('Attempt 1: delivered').waitFor();
+
+		// Resend: the same event again, marked as the first resend.
+		await testItem.getByRole('button', { name: 'Resend' }).click();
+		await status('The org.closed event is being sent again.').waitFor();
+		await receiver.waitFor(() => receiver.at(path).length === 2);
+		expect(verified(1)).toMatchObject({ id: verified(0).id, resend: 1 });
+		await testItem.getByText('resent 1×').waitFor();
+
+		// Disabled: what happens meanwhile is kept, not sent; the API refuses a test event and says why.
+		await tab.page.getByRole('button', { name: 'Disable endpoint…' }).click();
+		await tab.page.getByRole('dialog').getByRole('button', { name: 'Disable endpoint' }).click();
+		await status('The endpoint is disabled.').waitFor();
+		const leaving = await addMember('Kept While Disabled', 'kept@console.test');
+		await admin.delete(`${membersPath()}/${leaving.user_id}`);
+		await tab.page.getByText('Not sent: the endpoint was disabled.').waitFor();
+		await tab.page.getByRole('button', { name: 'Send test event' }).click();
+		await tab.alert().waitFor();
+		expect(await tab.alert().textContent()).toContain(
+			'This endpoint is disabled, so nothing is sent to it.',
+		);
+		expect(await tab.alert().textContent()).toContain('409 · invalid_state');
+		expect(receiver.at(path)).toHaveLength(2);
+
+		// Enabled again, then recovered from when it was disabled: the kept removal arrives.
+		await tab.page.getByRole('button', { name: 'Enable endpoint' }).click();
+		await status('The endpoint is enabled.').waitFor();
+		await tab.page.getByText('From when it was disabled').waitFor();
+		await tab.page.getByRole('button', { name: 'Recover deliveries' }).click();
+		await status('1 delivery was queued again.').waitFor();
+		await receiver.waitFor(() => receiver.at(path).length === 3);
+		expect(verified(2)).toMatchObject({
+			type: 'member.removed',
+			data: { user_id: leaving.user_id },
+		});
+
+		// Edited: new events and description; another endpoint's URL is refused with the API's message.
+		await tab.page.getByRole('checkbox', { name: 'org.closed' }).uncheck();
+		await tab.page.getByLabel('Description (optional)').fill('Offboarding in n8n');
+		await tab.page.getByRole('button', { name: 'Save changes' }).click();
+		await status('The endpoint was changed.').waitFor();
+		const facts = tab.page.locator('.facts');
+		await facts.getByText('Offboarding in n8n').waitFor();
+		expect(await facts.textContent()).not.toContain('org.closed');
+		expect((await admin.get(`/orgs/${org.org.id}/webhooks/${created.id}`)).body).toMatchObject({
+			event_types: ['member.removed'],
+			description: 'Offboarding in n8n',
+		});
+		const other = (
+			await admin.post(`/orgs/${org.org.id}/webhooks`, {
+				url: `${receiver.url}/hooks/taken`,
+				event_types: ['lab.created'],
+			})
+		).body;
+		await tab.page.getByLabel('URL').fill(other.url);
+		await tab.page.getByRole('button', { name: 'Save changes' }).click();
+		await tab.alert().filter({ hasText: '409 · url_taken' }).waitFor();
+		expect((await admin.get(`/orgs/${org.org.id}/webhooks/${created.id}`)).body.url).toBe(
+			created.url,
+		);
+	});
+
 	it('runs a session: create from a published version, open, start, a join code shown once, end, delete', async () => {
 		const tab = await openConsole();
 		await tab.signedIn(org.api_key);

@@ -80,6 +80,11 @@ export interface Delivery {
 	id: string;
 	event_id: string;
 	event_type: string;
+	event_occurred_at: string;
+	/** A sample sent with Send test event. */
+	test: boolean;
+	/** How often a person had it sent again. */
+	resends: number;
 	status: 'pending' | 'succeeded' | 'failed' | 'exhausted';
 	attempts: number;
 	last_status_code: number | null;

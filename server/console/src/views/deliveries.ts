@@ -2,10 +2,12 @@ import type { Page } from '../api.ts';
 import { badge, h, link, relative, replaceChildren, time } from '../dom.ts';
 import type { ViewContext } from '../routes.ts';
 import type { Delivery, DeliveryAttempt, Webhook } from '../types.ts';
-import { webhooksPath } from './webhooks.ts';
+import { act, announce, confirmAction, field, formCard } from '../ui.ts';
+import { endpointFields, eventTypes, webhooksPath } from './webhooks.ts';
 
 const LIVE_EVERY_MS = 3_000;
 const PAGE_SIZE = 50;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const STATUS_TONE = {
 	succeeded: 'good',
@@ -14,16 +16,149 @@ const STATUS_TONE = {
 	pending: 'wait',
 } as const;
 
-/** One endpoint and its deliveries, newest first, each with every attempt as a timeline. */
+/**
+ * One endpoint: what it is, what a person does with it (a test event, a recovery, disabling and
+ * enabling, editing), and its deliveries, newest first, each with every attempt and a Resend.
+ */
 export async function deliveriesPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
 	const path = `${webhooksPath(me.org.id)}/${encodeURIComponent(context.params.id)}`;
-	const webhook = await api.get<Webhook>(path);
+	let webhook = await api.get<Webhook>(path);
+	const types = await eventTypes(context);
 	context.setTitle('Deliveries · Webhooks');
+	const feedback = h('div', { class: 'feedback' });
+	const about = h('div', {});
+	const controls = h('div', { class: 'cards' });
+	const editing = h('div', {});
 	const list = h('ol', { class: 'deliveries', 'aria-label': 'Deliveries, newest first' });
 	const more = h('p', {});
 	let shownJson = '';
 	let olderLoaded = false;
+	/** When the endpoint was disabled before a person enabled it here: where a recovery starts. */
+	let enabledAfter: string | null = null;
+
+	function drawEndpoint(): void {
+		replaceChildren(about, facts(webhook), stateButton());
+		replaceChildren(controls, testForm(), recoverForm());
+		replaceChildren(editing, editForm());
+	}
+
+	function stateButton(): HTMLElement {
+		const disabled = webhook.disabled_at !== null;
+		const button = h('button', { type: 'button', class: disabled ? null : 'danger' });
+		button.textContent = disabled ? 'Enable endpoint' : 'Disable endpoint…';
+		button.addEventListener('click', async () => {
+			if (!disabled) {
+				const sure = await confirmAction({
+					title: 'Disable this endpoint?',
+					body: [
+						h('p', {}, h('code', { class: 'wrap' }, webhook.url)),
+						h(
+							'p',
+							{},
+							'It receives nothing until it is enabled again. Deliveries still pending are given up, and events meanwhile are kept as given-up deliveries: recover them once it is back.',
+						),
+					],
+					confirmLabel: 'Disable endpoint',
+				});
+				if (!sure) return button.focus();
+			}
+			await act(button, feedback, async () => {
+				const before = webhook.disabled_at;
+				webhook = await api.patch<Webhook>(path, { disabled: !disabled });
+				enabledAfter = disabled ? before : null;
+				drawEndpoint();
+				announce(
+					disabled
+						? 'The endpoint is enabled. Recover what was given up while it was disabled below.'
+						: 'The endpoint is disabled.',
+				);
+			});
+		});
+		return h('p', { class: 'actions' }, button);
+	}
+
+	function testForm(): HTMLFormElement {
+		return formCard({
+			title: 'Send a test event',
+			submit: 'Send test event',
+			fields: [
+				field(
+					'Event type',
+					h(
+						'select',
+						{ name: 'event_type' },
+						...webhook.event_types.map((type) => h('option', { value: type }, type)),
+					),
+					'A signed sample with every field of a real event and sample values (example.com addresses), marked "test": nothing in the organisation changes.',
+				),
+			],
+			send: async (values, idempotencyKey) => {
+				const delivery = await api.post<Delivery>(
+					`${path}/test`,
+					{ event_type: values.get('event_type') },
+					idempotencyKey,
+				);
+				announce(`A test ${delivery.event_type} event was queued.`);
+				await drawFirstPage();
+				return `A test ${delivery.event_type} event was queued; it appears below.`;
+			},
+		});
+	}
+
+	function recoverForm(): HTMLFormElement {
+		const since = enabledAfter ?? new Date(Date.now() - DAY_MS).toISOString();
+		return formCard({
+			title: 'Recover failed deliveries',
+			submit: 'Recover deliveries',
+			fields: [
+				field(
+					'Since',
+					h('input', {
+						name: 'since',
+						type: 'datetime-local',
+						required: true,
+						step: 1,
+						value: localInputValue(since),
+					}),
+					enabledAfter
+						? 'From when it was disabled: every delivery given up while it was, and every failed one since, is sent again.'
+						: 'Every delivery of an event since then that failed or was given up is sent again, on a fresh retry schedule.',
+				),
+			],
+			send: async (values, idempotencyKey) => {
+				const { queued } = await api.post<{ queued: number }>(
+					`${path}/recover`,
+					{ since: new Date(String(values.get('since'))).toISOString() },
+					idempotencyKey,
+				);
+				const said =
+					queued === 0
+						? 'Nothing to recover: no delivery since then failed or was given up.'
+						: `${queued} ${queued === 1 ? 'delivery was' : 'deliveries were'} queued again.`;
+				announce(said);
+				await drawFirstPage();
+				return said;
+			},
+		});
+	}
+
+	function editForm(): HTMLFormElement {
+		return formCard({
+			title: 'Edit the endpoint',
+			submit: 'Save changes',
+			fields: endpointFields(types, webhook),
+			send: async (values) => {
+				webhook = await api.patch<Webhook>(path, {
+					url: values.get('url'),
+					event_types: values.getAll('event_types'),
+					description: String(values.get('description') ?? '').trim() || null,
+				});
+				drawEndpoint();
+				announce('The endpoint was changed.');
+			},
+		});
+	}
 
 	async function drawFirstPage(): Promise<void> {
 		const page = await api.page<Delivery>(`${path}/deliveries`, { limit: PAGE_SIZE });
@@ -55,6 +190,25 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 		replaceChildren(more, button);
 	}
 
+	function deliveryItem(delivery: Delivery): HTMLLIElement {
+		const item = deliveryView(delivery);
+		const resend = h(
+			'button',
+			{ type: 'button', class: 'quiet', 'aria-describedby': `delivery-${delivery.id}` },
+			'Resend',
+		);
+		resend.addEventListener('click', () =>
+			act(resend, feedback, async () => {
+				await api.post(`${path}/deliveries/${encodeURIComponent(delivery.id)}/resend`);
+				announce(`The ${delivery.event_type} event is being sent again.`);
+				await drawFirstPage();
+			}),
+		);
+		item.append(h('p', { class: 'actions' }, resend));
+		return item;
+	}
+
+	drawEndpoint();
 	await drawFirstPage();
 	context.every(LIVE_EVERY_MS, () => {
 		if (!olderLoaded) void drawFirstPage().catch(() => {});
@@ -64,37 +218,46 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 		{},
 		h('p', { class: 'breadcrumb' }, link('/webhooks', 'Webhooks')),
 		h('h1', {}, 'Deliveries'),
-		h(
-			'dl',
-			{ class: 'facts' },
-			h('dt', {}, 'Endpoint'),
-			h('dd', {}, h('code', { class: 'wrap' }, webhook.url)),
-			webhook.description ? h('dt', {}, 'Description') : null,
-			webhook.description ? h('dd', {}, webhook.description) : null,
-			h('dt', {}, 'Events'),
-			h('dd', {}, webhook.event_types.join(', ')),
-			h('dt', {}, 'State'),
-			h(
-				'dd',
-				{},
-				webhook.disabled_at
-					? h(
-							'span',
-							{},
-							badge('disabled', 'bad'),
-							' after a 410 Gone at ',
-							time(webhook.disabled_at),
-						)
-					: badge('enabled', 'good'),
-			),
-		),
+		about,
+		feedback,
+		controls,
+		h('h2', {}, 'Deliveries, newest first'),
 		h('p', { class: 'muted' }, 'Updates by itself every few seconds while this page is open.'),
 		list,
 		more,
+		editing,
 	);
 }
 
-function deliveryItem(delivery: Delivery): HTMLLIElement {
+function facts(webhook: Webhook): HTMLElement {
+	return h(
+		'dl',
+		{ class: 'facts' },
+		h('dt', {}, 'Endpoint'),
+		h('dd', {}, h('code', { class: 'wrap' }, webhook.url)),
+		webhook.description ? h('dt', {}, 'Description') : null,
+		webhook.description ? h('dd', {}, webhook.description) : null,
+		h('dt', {}, 'Events'),
+		h('dd', {}, webhook.event_types.join(', ')),
+		h('dt', {}, 'State'),
+		h(
+			'dd',
+			{},
+			webhook.disabled_at
+				? h('span', {}, badge('disabled', 'bad'), ' since ', time(webhook.disabled_at))
+				: badge('enabled', 'good'),
+		),
+	);
+}
+
+/** An instant as a `datetime-local` input shows it: the browser's local time, to the second. */
+function localInputValue(iso: string): string {
+	const date = new Date(iso);
+	const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+	return local.toISOString().slice(0, 19);
+}
+
+function deliveryView(delivery: Delivery): HTMLLIElement {
 	const headingId = `delivery-${delivery.id}`;
 	const steps = delivery.attempt_log.map(attemptStep);
 	if (delivery.status === 'pending' && delivery.attempt_log.length === 0)
@@ -116,28 +279,48 @@ function deliveryItem(delivery: Delivery): HTMLLIElement {
 				h('span', {}, time(delivery.next_attempt_at), ` (${relative(delivery.next_attempt_at)})`),
 			),
 		);
+	const counts = [
+		`${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}`,
+		delivery.resends > 0 ? `resent ${delivery.resends}×` : null,
+	].filter(Boolean);
 	return h(
 		'li',
 		{ class: 'delivery', 'aria-labelledby': headingId },
 		h(
-			'h2',
+			'h3',
 			{ class: 'delivery-head', id: headingId },
 			h('span', {}, delivery.event_type),
 			' ',
 			badge(delivery.status, STATUS_TONE[delivery.status]),
+			delivery.test ? badge('test event') : null,
 			' ',
-			h(
-				'span',
-				{ class: 'muted small' },
-				`${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}`,
-			),
+			h('span', { class: 'muted small' }, counts.join(' · ')),
 		),
-		h('p', { class: 'muted small' }, 'Event ', h('code', {}, delivery.event_id)),
+		h(
+			'p',
+			{ class: 'muted small' },
+			'Event ',
+			h('code', {}, delivery.event_id),
+			' of ',
+			time(delivery.event_occurred_at),
+		),
+		givenUpWithoutAttempt(delivery)
+			? h('p', { class: 'attempt-error' }, delivery.last_error)
+			: null,
 		h(
 			'ol',
 			{ class: 'attempts', 'aria-label': `Attempts of the ${delivery.event_type} delivery` },
 			...steps,
 		),
+	);
+}
+
+/** A delivery given up for a reason no attempt shows (its endpoint was disabled). */
+function givenUpWithoutAttempt(delivery: Delivery): boolean {
+	return (
+		delivery.status === 'exhausted' &&
+		delivery.last_error !== null &&
+		delivery.last_error !== delivery.attempt_log.at(-1)?.error
 	);
 }
 

@@ -15,7 +15,7 @@ import {
 export const webhooksPath = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}/webhooks`;
 
 /** The event types an endpoint can subscribe to, as the API's own OpenAPI document lists them. */
-async function eventTypes(context: ViewContext): Promise<string[]> {
+export async function eventTypes(context: ViewContext): Promise<string[]> {
 	const document = await context.api.get<{
 		components: {
 			schemas: Record<string, { properties?: Record<string, { items?: { enum?: string[] } }> }>;
@@ -69,7 +69,7 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 				webhook.description ? h('span', { class: 'muted block' }, webhook.description) : null,
 			),
 			h('span', { class: 'wrap' }, webhook.event_types.join(', ')),
-			webhook.disabled_at ? badge('disabled (410 Gone)', 'bad') : badge('enabled', 'good'),
+			webhook.disabled_at ? badge('disabled', 'bad') : badge('enabled', 'good'),
 			time(webhook.created_at),
 			h(
 				'span',
@@ -85,32 +85,7 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 	const form = formCard({
 		title: 'Create an endpoint',
 		submit: 'Create endpoint',
-		fields: [
-			field(
-				'URL',
-				h('input', { name: 'url', type: 'url', required: true, maxlength: 2048 }),
-				'https, on a public host, unless the server allows otherwise.',
-			),
-			h(
-				'fieldset',
-				{},
-				h('legend', {}, 'Events'),
-				h(
-					'div',
-					{ class: 'checks' },
-					...types.map((type) =>
-						h(
-							'label',
-							{},
-							h('input', { type: 'checkbox', name: 'event_types', value: type }),
-							' ',
-							type,
-						),
-					),
-				),
-			),
-			field('Description (optional)', h('input', { name: 'description', maxlength: 1000 })),
-		],
+		fields: endpointFields(types),
 		send: async (values, idempotencyKey) => {
 			const description = String(values.get('description') ?? '').trim();
 			const created = await api.post<Webhook & { secret: string }>(
@@ -137,4 +112,48 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 
 	await list.refresh();
 	return h('div', {}, h('h1', {}, 'Webhooks'), feedback, secretSlot, list.element, form);
+}
+
+/** URL, events and description of an endpoint: for a new one, or filled with one's values to edit it. */
+export function endpointFields(types: string[], webhook?: Webhook): HTMLElement[] {
+	return [
+		field(
+			'URL',
+			h('input', {
+				name: 'url',
+				type: 'url',
+				required: true,
+				maxlength: 2048,
+				value: webhook?.url,
+			}),
+			'https, on a public host, unless the server allows otherwise.',
+		),
+		h(
+			'fieldset',
+			{},
+			h('legend', {}, 'Events'),
+			h(
+				'div',
+				{ class: 'checks' },
+				...types.map((type) =>
+					h(
+						'label',
+						{},
+						h('input', {
+							type: 'checkbox',
+							name: 'event_types',
+							value: type,
+							checked: webhook?.event_types.includes(type),
+						}),
+						' ',
+						type,
+					),
+				),
+			),
+		),
+		field(
+			'Description (optional)',
+			h('input', { name: 'description', maxlength: 1000, value: webhook?.description }),
+		),
+	];
 }
