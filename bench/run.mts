@@ -8,6 +8,7 @@ import { benchScaling } from './scaling.mts';
 import { ROOT, SMOKE } from './support.mts';
 import { benchThroughput } from './throughput.mts';
 import { benchWebhookDelivery } from './webhook-delivery.mts';
+import { benchWebhookRecovery } from './webhook-recovery.mts';
 
 // `npm run bench`: every benchmark on this machine in one run, one table at the end.
 // Benchmarks report; no test depends on their numbers. Progress goes to stderr, the table to stdout.
@@ -70,6 +71,20 @@ for (const endpoints of SMOKE
 			: '',
 	);
 }
+
+const recoveryOptions = SMOKE
+	? { backlog: 200, rounds: 1, ratePerSecond: 200, answerMs: 5 }
+	: { backlog: 10_000, rounds: 3, ratePerSecond: 200, answerMs: 5 };
+console.error(
+	`recovering ${recoveryOptions.backlog.toLocaleString('en')} given-up deliveries while other requests go on (${recoveryOptions.rounds} interleaved rounds against the same load with nothing to deliver)…`,
+);
+const recovery = await benchWebhookRecovery(recoveryOptions);
+const p99Ratio = recovery.recoveryP99Ms / recovery.idleP99Ms;
+add(
+	`webhook recovery, ${recovery.backlog.toLocaleString('en')} given-up deliveries to one endpoint`,
+	`recover answered in ${ms(Math.round(recovery.answerMs))}; drained at ${recovery.deliveriesPerSecond}/s (the endpoint's pace: ${recovery.endpointPacePerSecond}/s), at most ${recovery.mostInFlight} in flight; other requests' p99 ${recovery.recoveryP99Ms.toFixed(1)} ms against ${recovery.idleP99Ms.toFixed(1)} ms idle (${p99Ratio.toFixed(2)} ×); another endpoint's deliveries meanwhile p50 ${ms(recovery.otherEndpointP50Ms)} / max ${ms(recovery.otherEndpointMaxMs)}`,
+	`answer < 1 s, ≤ ${recovery.endpointPacePerSecond}/s, p99 ≤ 2 × idle: ${recovery.answerMs < 1000 && recovery.deliveriesPerSecond <= recovery.endpointPacePerSecond && p99Ratio <= 2 ? 'met' : 'MISSED'}`,
+);
 
 console.error(
 	`n8n package: signature verification, bulk creation through the node (n8n-core) at ${SMOKE ? '10 requests / 1 s' : '600 requests / 60 s'}…`,

@@ -13,6 +13,7 @@ import { bulkScenarios } from './scenarios/bulk';
 import { credentialTestScenarios } from './scenarios/credential-test';
 import { oncePerEventScenarios } from './scenarios/once-per-event';
 import { outageScenarios } from './scenarios/outages';
+import { editorScenarios, replayScenarios } from './scenarios/replay';
 import { triggerScenarios } from './scenarios/trigger';
 
 /**
@@ -68,4 +69,7 @@ export function endToEndSuite(topology: Topology): void {
 	activityScenarios(e2e);
 	aiToolScenarios(e2e);
 	oncePerEventScenarios(e2e);
+	replayScenarios(e2e);
+	// n8n's editor in Chromium; in queue mode a test webhook is served by main, not the webhook process.
+	if (topology.line === '2.x' && !topology.queue) editorScenarios(e2e);
 }

@@ -1,0 +1,252 @@
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { DEFAULT_RETRY_SCHEDULE_S } from '../server/src/config.ts';
+import { openDatabase } from '../server/src/db/connection.ts';
+import { createServices } from '../server/src/services/index.ts';
+import { spawnServer } from '../tooling/api/server-process.ts';
+import { api, bootstrap, eventually, keepAliveApi, percentile, tempDir } from './support.mts';
+
+export interface RecoveryResult {
+	backlog: number;
+	rounds: number;
+	/** How long `POST …/recover` took to answer, median of the rounds. */
+	answerMs: number;
+	/** Deliveries a second while the backlog drained, median of the rounds. */
+	deliveriesPerSecond: number;
+	/** What the receiver's answer time and WEBHOOK_ENDPOINT_CONCURRENCY allow: concurrency ÷ answer time. */
+	endpointPacePerSecond: number;
+	/** The most deliveries the receiver ever had unanswered at once. */
+	mostInFlight: number;
+	/** p99 of the other requests while nothing was delivered, and while the backlog drained (medians). */
+	idleP99Ms: number;
+	recoveryP99Ms: number;
+	/** A change's delivery to another endpoint of the organisation while the backlog drained: p50 / max. */
+	otherEndpointP50Ms: number;
+	otherEndpointMaxMs: number;
+}
+
+const ENDPOINT_CONCURRENCY = 8;
+
+/**
+ * Recovering a large backlog: `backlog` deliveries to one endpoint, all given up (as after a day
+ * away), are recovered with one request while other requests go on at `ratePerSecond`. Contenders,
+ * in interleaved rounds (which goes first alternates): the same load with nothing to deliver
+ * (idle), and while the recovered backlog drains to a receiver that answers after `answerMs`.
+ * Reported: the recover request's answer time, the drain's pace against the endpoint's (concurrency
+ * ÷ answer time), and the other requests' p99 in both contenders. Meanwhile a change is delivered to
+ * a second endpoint every 200 ms, timed from the change to its arrival.
+ */
+export async function benchWebhookRecovery(options: {
+	backlog: number;
+	rounds: number;
+	ratePerSecond: number;
+	answerMs: number;
+}): Promise<RecoveryResult> {
+	const dir = tempDir('recovery');
+	const databasePath = join(dir, 'db.sqlite');
+	const boot = bootstrap(databasePath);
+	let inFlight = 0;
+	let mostInFlight = 0;
+	let arrivals = 0;
+	const otherLatencies: number[] = [];
+	/** Where the other endpoint's latencies go: kept during recovery rounds only. */
+	let otherSink: number[] = [];
+	const receiver = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => {
+			if (req.url === '/other') {
+				const event = JSON.parse(Buffer.concat(chunks).toString()) as { occurred_at: string };
+				otherSink.push(Date.now() - Date.parse(event.occurred_at));
+				res.writeHead(204).end();
+				return;
+			}
+			mostInFlight = Math.max(mostInFlight, ++inFlight);
+			setTimeout(() => {
+				inFlight--;
+				arrivals++;
+				res.writeHead(204).end();
+			}, options.answerMs);
+		});
+	});
+	await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+	const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+	const env = {
+		DATABASE_PATH: databasePath,
+		WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+		WEBHOOK_ENDPOINT_CONCURRENCY: String(ENDPOINT_CONCURRENCY),
+		RATE_LIMIT_REQUESTS: '10000000',
+	};
+	try {
+		// The backlog: one endpoint subscribed to session.created, `backlog` sessions created while the
+		// server is stopped (through the API's own services, so each queues its delivery), all given up.
+		let server = await spawnServer(env);
+		const labs = await api(`${server.url}/labs`, boot.api_key, 'GET');
+		const versions = await api(`${server.url}/labs/${labs[0].id}/versions`, boot.api_key, 'GET');
+		const sessionId = (
+			await api(`${server.url}/sessions`, boot.api_key, 'POST', {
+				title: 'Read meanwhile',
+				lab_version_id: versions[0].id,
+				capacity: 10,
+			})
+		).id;
+		const backlogHook = await api(
+			`${server.url}/orgs/${boot.org.id}/webhooks`,
+			boot.api_key,
+			'POST',
+			{
+				url: `${receiverUrl}/backlog`,
+				event_types: ['session.created'],
+			},
+		);
+		await api(`${server.url}/orgs/${boot.org.id}/webhooks`, boot.api_key, 'POST', {
+			url: `${receiverUrl}/other`,
+			event_types: ['lab_version.created'],
+		});
+		await server.stop();
+		const db = openDatabase(databasePath);
+		const services = createServices(db, {
+			allowInsecureWebhookUrls: true,
+			webhookRetryScheduleSeconds: DEFAULT_RETRY_SCHEDULE_S,
+		});
+		const actor = {
+			orgId: boot.org.id,
+			userId: boot.user.id,
+			email: boot.user.email,
+			role: 'admin' as const,
+		};
+		db.transaction(() => {
+			for (let i = 0; i < options.backlog; i++)
+				services.sessions.create(actor, {
+					title: `Backlog ${i}`,
+					lab_version_id: versions[0].id,
+					capacity: 10,
+				});
+		})();
+		db.close();
+		const since = new Date(Date.now() - 60_000).toISOString();
+		// Given up again before each round, by the bench's own connection while the server is idle.
+		const giveUp = () => {
+			const fixture = new BetterSqlite3(databasePath);
+			fixture.pragma('busy_timeout = 5000');
+			fixture
+				.prepare(
+					`UPDATE webhook_deliveries SET status = 'exhausted', attempts = 7, next_attempt_at = NULL, claimed_until = NULL
+           WHERE webhook_id = ?`,
+				)
+				.run(backlogHook.id);
+			fixture.close();
+		};
+		giveUp();
+		server = await spawnServer(env);
+
+		const load = keepAliveApi(boot.api_key);
+		/** The other requests, one every 1/rate s, until `until` resolves; their latencies. */
+		async function requestsMeanwhile(until: Promise<unknown>): Promise<number[]> {
+			const latencies: number[] = [];
+			let done = false;
+			void until.then(() => (done = true));
+			const started = Date.now();
+			const pending: Promise<void>[] = [];
+			for (let i = 0; !done; i++) {
+				const due = started + (i * 1000) / options.ratePerSecond;
+				const wait = due - Date.now();
+				if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+				const sent = performance.now();
+				pending.push(
+					load.call(`${server.url}/sessions/${sessionId}`, 'GET').then(() => {
+						latencies.push(performance.now() - sent);
+					}),
+				);
+			}
+			await Promise.all(pending);
+			return latencies;
+		}
+		/** A change for the other endpoint every 200 ms until `until` resolves. */
+		async function changesForTheOtherEndpoint(until: Promise<unknown>): Promise<void> {
+			let done = false;
+			void until.then(() => (done = true));
+			while (!done) {
+				await api(`${server.url}/labs/${labs[0].id}/versions`, boot.api_key, 'POST');
+				await new Promise((resolve) => setTimeout(resolve, 200));
+			}
+		}
+
+		const samples = {
+			answerMs: [] as number[],
+			perSecond: [] as number[],
+			idle: [] as number[],
+			recovery: [] as number[],
+		};
+		let drainMs = 5_000;
+		// Both contenders get the same requests and changes; only the recovery differs.
+		const idleRound = async () => {
+			otherSink = [];
+			const window = new Promise((resolve) => setTimeout(resolve, drainMs));
+			const [latencies] = await Promise.all([
+				requestsMeanwhile(window),
+				changesForTheOtherEndpoint(window),
+			]);
+			samples.idle.push(percentile(latencies, 99));
+		};
+		const recoveryRound = async () => {
+			otherSink = otherLatencies;
+			arrivals = 0;
+			const started = Date.now();
+			const drained = (async () => {
+				const sent = performance.now();
+				const answer = await api(
+					`${server.url}/orgs/${boot.org.id}/webhooks/${backlogHook.id}/recover`,
+					boot.api_key,
+					'POST',
+					{ since },
+				);
+				samples.answerMs.push(performance.now() - sent);
+				if (answer.queued !== options.backlog) throw new Error(`recovered ${answer.queued}`);
+				await eventually(() => arrivals >= options.backlog, 'the backlog to drain', {
+					timeoutMs: 600_000,
+					intervalMs: 5,
+				});
+			})();
+			const [latencies] = await Promise.all([
+				requestsMeanwhile(drained),
+				changesForTheOtherEndpoint(drained),
+			]);
+			drainMs = Date.now() - started;
+			samples.perSecond.push(options.backlog / (drainMs / 1000));
+			samples.recovery.push(percentile(latencies, 99));
+			giveUp();
+		};
+		for (let round = 0; round < options.rounds; round++) {
+			// The first recovery round sets the window the idle rounds measure.
+			if (round % 2 === 0) {
+				await recoveryRound();
+				await idleRound();
+			} else {
+				await idleRound();
+				await recoveryRound();
+			}
+		}
+		load.close();
+		await server.stop();
+		const median = (values: number[]) => percentile(values, 50);
+		return {
+			backlog: options.backlog,
+			rounds: options.rounds,
+			answerMs: median(samples.answerMs),
+			deliveriesPerSecond: Math.round(median(samples.perSecond)),
+			endpointPacePerSecond: Math.round((ENDPOINT_CONCURRENCY * 1000) / options.answerMs),
+			mostInFlight,
+			idleP99Ms: median(samples.idle),
+			recoveryP99Ms: median(samples.recovery),
+			otherEndpointP50Ms: percentile(otherLatencies, 50),
+			otherEndpointMaxMs: Math.max(...otherLatencies),
+		};
+	} finally {
+		receiver.close();
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
