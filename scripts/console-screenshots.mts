@@ -1,6 +1,7 @@
 // `node scripts/console-screenshots.mts`: the console pictures CONTRIBUTING.md shows
 // (docs/images/console-*.png), taken in Debian's Chromium from a demo organisation in a temp
-// folder: a member removed, and the delivery that followed to a receiver that failed once.
+// folder: a member removed, and the endpoint's page with the delivery that followed to a receiver
+// that failed once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,7 +54,10 @@ try {
 	await page.mouse.move(0, 0);
 	const shot = (name: string) =>
 		page.screenshot({ path: join(ROOT, 'docs', 'images', `console-${name}.png`) });
+	// The endpoint's page holds its actions above the deliveries: tall enough to show both.
+	await page.setViewportSize({ width: 1280, height: 1000 });
 	await shot('deliveries');
+	await page.setViewportSize({ width: 1280, height: 720 });
 	await page.goto(`${new URL(server.url).origin}/console/#/members`);
 	await page.getByRole('heading', { name: 'Members' }).waitFor();
 	await page
