@@ -508,6 +508,22 @@ describe('disabling and enabling an endpoint', () => {
 		});
 	});
 
+	it('disabled while an attempt is in flight: that attempt, failed, does not bring the delivery back', async () => {
+		const hook = await subscribe(['member.removed']);
+		receiver.reply = () => ({ status: 500, delayMs: 500 });
+		await removals(1);
+		await receiver.waitFor(() => receiver.at(hook.path).length === 1);
+		await org.admin.patch(hook.base, { disabled: true });
+		const [delivery] = await waitForDeliveries(hook, ([d]) => d.attempts === 1);
+		expect(delivery).toMatchObject({ status: 'exhausted', next_attempt_at: null });
+		expect(delivery.attempt_log).toMatchObject([{ attempt: 1, status_code: 500 }]);
+		// Enabled again, it is not retried by itself: only a recovery sends it.
+		receiver.reply = () => ({ status: 204 });
+		await org.admin.patch(hook.base, { disabled: false });
+		await server.webhooksIdle();
+		expect(receiver.at(hook.path)).toHaveLength(1);
+	});
+
 	it('enables an endpoint disabled after a 410 Gone, and a recovery sends what came meanwhile', async () => {
 		const hook = await subscribe(['member.removed']);
 		receiver.reply = () => ({ status: 410 });

@@ -228,10 +228,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN test INTEGER NOT NULL DEFAULT 0 CHECK (test IN (0, 1));
 
       -- resends: how often a person asked for this delivery again (the body says which resend it is);
-      -- requeues: resends and recoveries, so an attempt in flight meanwhile does not undo one;
+      -- revision: bumped by every change beside the dispatcher (a resend, a recovery, giving it up
+      -- when its endpoint is disabled), so that an attempt in flight meanwhile does not undo it;
       -- schedule_start: the attempts made before the current retry schedule began.
       ALTER TABLE webhook_deliveries ADD COLUMN resends INTEGER NOT NULL DEFAULT 0;
-      ALTER TABLE webhook_deliveries ADD COLUMN requeues INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_deliveries ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE webhook_deliveries ADD COLUMN schedule_start INTEGER NOT NULL DEFAULT 0;
 
       -- The dispatcher takes due deliveries endpoint by endpoint, so one endpoint's backlog never

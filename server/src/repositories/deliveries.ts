@@ -27,8 +27,11 @@ export interface DueDelivery {
 	attempts: number;
 	/** Attempts made before the current retry schedule began (a resend or recovery starts a new one). */
 	schedule_start: number;
-	/** Resends and recoveries so far: one made while this attempt is in flight is not undone by it. */
-	requeues: number;
+	/**
+	 * Bumped by every change made beside the dispatcher (a resend, a recovery, giving it up when the
+	 * endpoint is disabled): an attempt in flight meanwhile does not undo that change.
+	 */
+	revision: number;
 	resends: number;
 	url: string;
 	secret: string;
@@ -118,7 +121,7 @@ export class DeliveryRepository {
 			)
 			.pluck();
 		this.#dueOf = db.prepare<{ webhook: string; now: number; limit: number }, DueDelivery>(
-			`SELECT d.seq, d.id, d.attempts, d.schedule_start, d.requeues, d.resends, w.url, w.secret,
+			`SELECT d.seq, d.id, d.attempts, d.schedule_start, d.revision, d.resends, w.url, w.secret,
               w.id AS webhook_id, e.id AS event_id, e.type AS event_type, e.actor AS event_actor,
               e.occurred_at AS event_occurred_at, e.data AS event_data, e.test AS event_test, e.org_id
        FROM webhook_deliveries d
@@ -138,13 +141,14 @@ export class DeliveryRepository {
          ORDER BY d.next_attempt_at LIMIT 1`,
 			)
 			.pluck();
-		this.#record = db.prepare<AttemptOutcome & { seq: number; requeues: number }>(
+		this.#record = db.prepare<AttemptOutcome & { seq: number; revision: number }>(
 			`UPDATE webhook_deliveries
        SET status = @status, attempts = @attempts, next_attempt_at = @next_attempt_at, claimed_until = NULL,
            last_status_code = @last_status_code, last_error = @last_error, last_attempt_at = @last_attempt_at
-       WHERE seq = @seq AND requeues = @requeues`,
+       WHERE seq = @seq AND revision = @revision`,
 		);
-		// A resend or recovery came while the attempt was in flight: it stays due now, on a schedule
+		// A resend, a recovery or the endpoint's disabling came while the attempt was in flight: the
+		// delivery keeps the state that change gave it (due now, or given up), and a retry schedule
 		// that starts after this attempt.
 		this.#recordInterrupted = db.prepare<AttemptOutcome & { seq: number }>(
 			`UPDATE webhook_deliveries
@@ -165,7 +169,8 @@ export class DeliveryRepository {
 			'UPDATE webhook_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL',
 		);
 		this.#giveUpOpenOfWebhook = db.prepare<[string, string]>(
-			`UPDATE webhook_deliveries SET status = 'exhausted', next_attempt_at = NULL, last_error = ?
+			`UPDATE webhook_deliveries
+       SET status = 'exhausted', next_attempt_at = NULL, last_error = ?, revision = revision + 1
        WHERE webhook_id = ? AND status IN ('pending', 'failed')`,
 		);
 		this.#pageNewestFirst = db.prepare<[string, number, number], DeliveryRow>(
@@ -181,12 +186,12 @@ export class DeliveryRepository {
 		this.#resend = db.prepare<[number, number]>(
 			`UPDATE webhook_deliveries
        SET status = 'pending', next_attempt_at = ?, schedule_start = attempts,
-           resends = resends + 1, requeues = requeues + 1
+           resends = resends + 1, revision = revision + 1
        WHERE seq = ?`,
 		);
 		this.#recover = db.prepare<{ webhook: string; since: string; now: number }>(
 			`UPDATE webhook_deliveries
-       SET status = 'pending', next_attempt_at = @now, schedule_start = attempts, requeues = requeues + 1
+       SET status = 'pending', next_attempt_at = @now, schedule_start = attempts, revision = revision + 1
        WHERE seq IN (
          SELECT d.seq FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
          WHERE d.webhook_id = @webhook AND d.status IN ('failed', 'exhausted') AND e.occurred_at >= @since
@@ -241,12 +246,12 @@ export class DeliveryRepository {
 
 	/**
 	 * Stores the outcome on the delivery and adds the attempt to its log; call inside a transaction.
-	 * False when a resend or recovery came while the attempt was in flight: the delivery then stays
-	 * due, and only the attempt is recorded.
+	 * False when a resend, a recovery or giving it up came while the attempt was in flight: the
+	 * delivery then keeps the state that gave it, and only the attempt is recorded.
 	 */
 	record(delivery: DueDelivery, outcome: AttemptOutcome, durationMs: number): boolean {
 		const applied =
-			this.#record.run({ ...outcome, seq: delivery.seq, requeues: delivery.requeues }).changes > 0;
+			this.#record.run({ ...outcome, seq: delivery.seq, revision: delivery.revision }).changes > 0;
 		if (!applied) this.#recordInterrupted.run({ ...outcome, seq: delivery.seq });
 		this.#logAttempt.run({
 			delivery_seq: delivery.seq,
