@@ -73,8 +73,8 @@ for (const endpoints of SMOKE
 }
 
 const recoveryOptions = SMOKE
-	? { backlog: 200, rounds: 1, ratePerSecond: 200, answerMs: 5 }
-	: { backlog: 10_000, rounds: 3, ratePerSecond: 200, answerMs: 5 };
+	? { backlog: 200, rounds: 1, ratePerSecond: 200, answerMs: 20 }
+	: { backlog: 10_000, rounds: 3, ratePerSecond: 200, answerMs: 20 };
 console.error(
 	`recovering ${recoveryOptions.backlog.toLocaleString('en')} given-up deliveries while other requests go on (${recoveryOptions.rounds} interleaved rounds against the same load with nothing to deliver)…`,
 );

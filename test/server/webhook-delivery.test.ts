@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { openDatabase } from '../../server/src/db/connection.ts';
+import { createServices } from '../../server/src/services/index.ts';
 import { createOrg, sessionInput, type TestOrg } from '../support/fixtures.ts';
 import { Receiver, type ReceivedDelivery } from '../support/receiver.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -307,4 +312,50 @@ describe('webhook delivery', () => {
 			return latest && predicate(latest) ? latest : false;
 		}, `a delivery of ${webhookId} to match`);
 	}
+});
+
+describe('recording the answers of a pass', () => {
+	it('records every other answer when one cannot be recorded, and reports that one', () => {
+		const dir = mkdtempSync(join(tmpdir(), 'traininglab-record-'));
+		const db = openDatabase(join(dir, 'db.sqlite'));
+		try {
+			const services = createServices(db, {
+				allowInsecureWebhookUrls: true,
+				webhookRetryScheduleSeconds: [5],
+			});
+			const { actor } = services.orgs.create({
+				name: 'Record Org',
+				admin: { email: 'r@record.test', name: 'R' },
+			});
+			services.webhooks.create(actor, {
+				url: 'http://127.0.0.1:9/record',
+				event_types: ['lab.created'],
+			});
+			services.labs.create(actor, { name: 'First', tier: 'vm' });
+			services.labs.create(actor, { name: 'Second', tier: 'vm' });
+			const [poisoned, fine] = services.deliveries.claimDue(10, () => 10, 60_000);
+			// An attempt 1 already in the log of the first: recording its attempt 1 breaks the key.
+			db.prepare(
+				`INSERT INTO webhook_delivery_attempts (delivery_seq, attempt, attempted_at, duration_ms)
+				 VALUES (?, 1, '2026-01-01T00:00:00.000Z', 0)`,
+			).run(poisoned.seq);
+			const now = Date.now();
+			const answer = (delivery: typeof fine) => ({
+				delivery,
+				result: { statusCode: 204, error: null },
+				startedAt: now,
+				endedAt: now + 3,
+			});
+			const failed = services.deliveries.record([answer(poisoned), answer(fine)]);
+			expect(failed.map((f) => f.answer.delivery.id)).toEqual([poisoned.id]);
+			const status = (id: string) =>
+				db.prepare('SELECT status, attempts FROM webhook_deliveries WHERE id = ?').get(id);
+			expect(status(fine.id)).toEqual({ status: 'succeeded', attempts: 1 });
+			// Not recorded: still claimed, so it is sent again once its claim runs out.
+			expect(status(poisoned.id)).toEqual({ status: 'pending', attempts: 0 });
+		} finally {
+			db.close();
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
 });

@@ -13,6 +13,14 @@ export interface AttemptResult {
 	error: string | null;
 }
 
+/** An attempt that has its outcome: when it started and ended (Unix ms), and how it went. */
+export interface Answer {
+	delivery: DueDelivery;
+	result: AttemptResult;
+	startedAt: number;
+	endedAt: number;
+}
+
 /** The server itself, as the actor of what it does on its own (disabling an endpoint that answered 410). */
 const SYSTEM_ACTOR_EMAIL = 'system';
 const systemActor = (orgId: string): Actor => ({
@@ -83,10 +91,33 @@ export class DeliveryService extends DomainService {
 		return next === null ? null : Math.max(0, next - now);
 	}
 
-	/** Records the outcome of an attempt that started at `startedAt` (Unix ms) and ended now. */
-	record(delivery: DueDelivery, result: AttemptResult, startedAt: number): void {
+	/**
+	 * Records the outcomes of attempts, in one transaction; should that fail, each in its own, so that
+	 * one that cannot be recorded holds back no other. Returns those that could not be: their claims
+	 * run out and they are sent again (at least once, as after a crash).
+	 */
+	record(answers: readonly Answer[]): Array<{ answer: Answer; error: unknown }> {
+		if (answers.length === 0) return [];
+		try {
+			this.transaction(() => {
+				for (const answer of answers) this.#recordOne(answer);
+			});
+			return [];
+		} catch {
+			const failed: Array<{ answer: Answer; error: unknown }> = [];
+			for (const answer of answers) {
+				try {
+					this.transaction(() => this.#recordOne(answer));
+				} catch (error) {
+					failed.push({ answer, error });
+				}
+			}
+			return failed;
+		}
+	}
+
+	#recordOne({ delivery, result, startedAt, endedAt }: Answer): void {
 		const attempts = delivery.attempts + 1;
-		const endedAt = this.clock.now();
 		const gone = result.error !== null && result.statusCode === 410;
 		const state: Pick<AttemptOutcome, 'status' | 'next_attempt_at'> =
 			result.error === null
@@ -101,10 +132,8 @@ export class DeliveryService extends DomainService {
 			last_error: result.error,
 			last_attempt_at: isoAt(startedAt),
 		};
-		this.transaction(() => {
-			this.repos.deliveries.record(delivery, outcome, Math.max(0, endedAt - startedAt));
-			if (gone) this.#disableGone(delivery, outcome.last_attempt_at);
-		});
+		this.repos.deliveries.record(delivery, outcome, Math.max(0, endedAt - startedAt));
+		if (gone) this.#disableGone(delivery, outcome.last_attempt_at);
 	}
 
 	/** Disables an endpoint that answered 410 Gone; call inside the transaction recording that answer. */

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { DueDelivery } from '../repositories/deliveries.ts';
-import type { DeliveryService } from '../services/deliveries.ts';
+import type { Answer, DeliveryService } from '../services/deliveries.ts';
 import { signedHeaders } from './signature.ts';
 import { WebhookSender } from './sender.ts';
 
@@ -32,8 +32,18 @@ export class WebhookDispatcher {
 	readonly #inFlight = new Set<Promise<void>>();
 	/** Sends in flight, by endpoint. */
 	readonly #inFlightTo = new Map<string, number>();
-	readonly #slotsOf = (webhookId: string) =>
-		this.#options.endpointConcurrency - (this.#inFlightTo.get(webhookId) ?? 0);
+	/** Attempts answered since the last pass, recorded together by the next. */
+	#answered: Answer[] = [];
+	/**
+	 * The sends an endpoint may be given now: its free slots, a quarter of them at a time once it has
+	 * sends in flight, so that a backlog is claimed (like its answers recorded) a few at once rather
+	 * than in a transaction per answer.
+	 */
+	readonly #slotsOf = (webhookId: string) => {
+		const busy = this.#inFlightTo.get(webhookId) ?? 0;
+		const free = this.#options.endpointConcurrency - busy;
+		return busy === 0 || free >= Math.ceil(this.#options.endpointConcurrency / 4) ? free : 0;
+	};
 	#wakeScheduled = false;
 	#timer: NodeJS.Timeout | undefined;
 	#stopped = false;
@@ -80,7 +90,11 @@ export class WebhookDispatcher {
 		for (;;) {
 			// While sends are in flight, wait for one to finish rather than asking the database each tick.
 			if (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
-			else if (this.#wakeScheduled || this.#deliveries.msUntilNextDue() === 0)
+			else if (
+				this.#wakeScheduled ||
+				this.#answered.length > 0 ||
+				this.#deliveries.msUntilNextDue() === 0
+			)
 				await new Promise((resolve) => setImmediate(resolve));
 			else return;
 		}
@@ -95,11 +109,24 @@ export class WebhookDispatcher {
 		clearTimeout(this.#timer);
 		this.#abort.abort();
 		await Promise.allSettled(this.#inFlight);
+		this.#recordAnswered();
 		this.#sender.close();
+	}
+
+	/** Records the attempts answered since the last pass (one not recorded is sent again later). */
+	#recordAnswered(): void {
+		const answered = this.#answered;
+		this.#answered = [];
+		for (const { answer, error } of this.#deliveries.record(answered))
+			this.#logger.error(
+				`recording an attempt of webhook delivery ${answer.delivery.id} failed`,
+				error,
+			);
 	}
 
 	#pump(): void {
 		if (this.#stopped) return;
+		this.#recordAnswered();
 		const free = this.#options.concurrency - this.#inFlight.size;
 		if (free <= 0) return; // a finishing send wakes us
 		const claimed = this.#deliveries.claimDue(
@@ -153,6 +180,6 @@ export class WebhookDispatcher {
 			body,
 		);
 		const result = await this.#sender.post(delivery.url, body, headers, this.#abort.signal);
-		if (result) this.#deliveries.record(delivery, result, startedAt);
+		if (result) this.#answered.push({ delivery, result, startedAt, endedAt: this.#clock.now() });
 	}
 }
