@@ -233,6 +233,7 @@ export function replayScenarios(e2e: E2e): void {
 					patiently(60_000),
 				);
 				await e2e.n8n.restart();
+				const recoveredAt = Date.now();
 				const recovered = await admin.post(`/orgs/${orgId}/webhooks/${endpoint.id}/recover`, {
 					since,
 				});
@@ -244,6 +245,13 @@ export function replayScenarios(e2e: E2e): void {
 					240_000,
 				);
 				expect(executions).toHaveLength(10);
+				const lastStopped = Math.max(
+					...executions.map((execution) => Date.parse(execution.stoppedAt ?? execution.startedAt)),
+				);
+				console.log(
+					`n8n ${e2e.n8n.line} (${e2e.topology.executors.join(', ')}): 10 events given up while n8n was down, ` +
+						`recovered with one request; the last execution ended ${((lastStopped - recoveredAt) / 1000).toFixed(1)} s after it`,
+				);
 				const sessions = await sessionsTitled(admin, 'Recovered');
 				expect([...sessions.keys()].sort()).toEqual([...members].sort());
 				expect([...sessions.values()].every((count) => count === 1)).toBe(true);
