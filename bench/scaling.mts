@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CursorSeal } from '../server/src/core/cursor-seal.ts';
 import { load, type LoadResult } from './load.mts';
-import { seedSessions } from './throughput.mts';
-import { bootstrap, tempDir } from './support.mts';
+import { bootstrap, seedSessions, tempDir } from './support.mts';
 import { spawnServer } from '../tooling/api/server-process.ts';
 
 export interface ScalingRow {

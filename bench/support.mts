@@ -3,6 +3,9 @@ import { Agent, createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_RETRY_SCHEDULE_S } from '../server/src/config.ts';
+import { openDatabase } from '../server/src/db/connection.ts';
+import { createServices } from '../server/src/services/index.ts';
 import { bootstrapOrg, type Bootstrapped } from '../tooling/api/server-process.ts';
 
 export { eventually } from '../tooling/eventually.ts';
@@ -131,4 +134,38 @@ export async function startReceiver({ recordArrivals = true } = {}): Promise<{
 export function percentile(values: number[], p: number): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Seeds `count` sessions (and their session.created events) through the domain services. */
+export function seedSessions(
+	databasePath: string,
+	boot: { org: { id: string }; user: { id: string; email: string } },
+	count: number,
+): { versionId: string; sessionIds: string[] } {
+	const db = openDatabase(databasePath);
+	const services = createServices(db, {
+		allowInsecureWebhookUrls: true,
+		webhookRetryScheduleSeconds: DEFAULT_RETRY_SCHEDULE_S,
+	});
+	const actor = {
+		orgId: boot.org.id,
+		userId: boot.user.id,
+		email: boot.user.email,
+		role: 'admin' as const,
+	};
+	const lab = services.labs.list(boot.org.id, { limit: 1 }).items[0];
+	const versionId = services.labs.listVersions(boot.org.id, lab.id, { limit: 1 }).items[0].id;
+	const sessionIds: string[] = [];
+	db.transaction(() => {
+		for (let i = 0; i < count; i++)
+			sessionIds.push(
+				services.sessions.create(actor, {
+					title: `Seed ${i}`,
+					lab_version_id: versionId,
+					capacity: 20,
+				}).id,
+			);
+	})();
+	db.close();
+	return { versionId, sessionIds };
 }

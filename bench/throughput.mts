@@ -1,11 +1,8 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_RETRY_SCHEDULE_S } from '../server/src/config.ts';
-import { openDatabase } from '../server/src/db/connection.ts';
-import { createServices } from '../server/src/services/index.ts';
 import { load, type LoadResult } from './load.mts';
-import { ROOT, bootstrap, tempDir } from './support.mts';
+import { ROOT, bootstrap, seedSessions, tempDir } from './support.mts';
 import { spawnServer } from '../tooling/api/server-process.ts';
 
 export interface ThroughputRow {
@@ -13,40 +10,6 @@ export interface ThroughputRow {
 	connections: number;
 	ours: LoadResult;
 	baseline: LoadResult;
-}
-
-/** Seeds `count` sessions (and their session.created events) through the domain services. */
-export function seedSessions(
-	databasePath: string,
-	boot: { org: { id: string }; user: { id: string; email: string } },
-	count: number,
-): { versionId: string; sessionIds: string[] } {
-	const db = openDatabase(databasePath);
-	const services = createServices(db, {
-		allowInsecureWebhookUrls: true,
-		webhookRetryScheduleSeconds: DEFAULT_RETRY_SCHEDULE_S,
-	});
-	const actor = {
-		orgId: boot.org.id,
-		userId: boot.user.id,
-		email: boot.user.email,
-		role: 'admin' as const,
-	};
-	const lab = services.labs.list(boot.org.id, { limit: 1 }).items[0];
-	const versionId = services.labs.listVersions(boot.org.id, lab.id, { limit: 1 }).items[0].id;
-	const sessionIds: string[] = [];
-	db.transaction(() => {
-		for (let i = 0; i < count; i++)
-			sessionIds.push(
-				services.sessions.create(actor, {
-					title: `Seed ${i}`,
-					lab_version_id: versionId,
-					capacity: 20,
-				}).id,
-			);
-	})();
-	db.close();
-	return { versionId, sessionIds };
 }
 
 async function startBaseline(

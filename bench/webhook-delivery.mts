@@ -1,9 +1,14 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_RETRY_SCHEDULE_S } from '../server/src/config.ts';
-import { openDatabase } from '../server/src/db/connection.ts';
-import { createServices } from '../server/src/services/index.ts';
-import { api, bootstrap, percentile, startReceiver, tempDir, eventually } from './support.mts';
+import {
+	api,
+	bootstrap,
+	percentile,
+	seedSessions,
+	startReceiver,
+	tempDir,
+	eventually,
+} from './support.mts';
 import { spawnServer } from '../tooling/api/server-process.ts';
 
 export interface DeliveryResult {
@@ -45,32 +50,8 @@ export async function benchWebhookDelivery(options: {
 				event_types: ['session.created'],
 			});
 		}
-		const labs = await api(`${server.url}/labs`, boot.api_key, 'GET');
-		const versionId = (
-			await api(`${server.url}/labs/${labs[0].id}/versions`, boot.api_key, 'GET')
-		)[0].id;
 		await server.stop();
-
-		const db = openDatabase(databasePath);
-		const services = createServices(db, {
-			allowInsecureWebhookUrls: true,
-			webhookRetryScheduleSeconds: DEFAULT_RETRY_SCHEDULE_S,
-		});
-		const actor = {
-			orgId: boot.org.id,
-			userId: boot.user.id,
-			email: boot.user.email,
-			role: 'admin' as const,
-		};
-		db.transaction(() => {
-			for (let i = 0; i < options.backlog; i++)
-				services.sessions.create(actor, {
-					title: `Backlog ${i}`,
-					lab_version_id: versionId,
-					capacity: 10,
-				});
-		})();
-		db.close();
+		const { versionId } = seedSessions(databasePath, boot, options.backlog);
 
 		const backlogDeliveries = options.backlog * options.endpoints;
 		server = await spawnServer(env);

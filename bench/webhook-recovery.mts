@@ -4,11 +4,17 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { DEFAULT_RETRY_SCHEDULE_S, loadConfig } from '../server/src/config.ts';
-import { openDatabase } from '../server/src/db/connection.ts';
-import { createServices } from '../server/src/services/index.ts';
+import { loadConfig } from '../server/src/config.ts';
 import { spawnServer } from '../tooling/api/server-process.ts';
-import { api, bootstrap, eventually, keepAliveApi, percentile, tempDir } from './support.mts';
+import {
+	api,
+	bootstrap,
+	eventually,
+	keepAliveApi,
+	percentile,
+	seedSessions,
+	tempDir,
+} from './support.mts';
 
 export interface RecoveryResult {
 	backlog: number;
@@ -97,26 +103,7 @@ export async function benchWebhookRecovery(options: {
 			event_types: ['lab_version.created'],
 		});
 		await server.stop();
-		const db = openDatabase(databasePath);
-		const services = createServices(db, {
-			allowInsecureWebhookUrls: true,
-			webhookRetryScheduleSeconds: DEFAULT_RETRY_SCHEDULE_S,
-		});
-		const actor = {
-			orgId: boot.org.id,
-			userId: boot.user.id,
-			email: boot.user.email,
-			role: 'admin' as const,
-		};
-		db.transaction(() => {
-			for (let i = 0; i < options.backlog; i++)
-				services.sessions.create(actor, {
-					title: `Backlog ${i}`,
-					lab_version_id: versions[0].id,
-					capacity: 10,
-				});
-		})();
-		db.close();
+		seedSessions(databasePath, boot, options.backlog);
 		const since = new Date(Date.now() - 60_000).toISOString();
 		// Given up again before each round, by the bench's own connection while the server is idle.
 		const giveUp = () => {

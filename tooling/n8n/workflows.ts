@@ -18,6 +18,36 @@ export function webhookNode(path: string, responseMode: 'onReceived' | 'lastNode
 }
 
 /**
+ * A Training Lab node named "Create session" (Session → Create), placed `x` to the right: `title` and
+ * `labVersion` (an id, or an expression giving one), with the credential `credential`; `extra` adds
+ * node settings such as `onError`.
+ */
+export function createSessionNode(
+	x: number,
+	options: {
+		title: string;
+		labVersion: string;
+		capacity: number;
+		credential: { id: string; name: string };
+		extra?: object;
+	},
+) {
+	return workflowNode('Create session', 'n8n-nodes-traininglab.trainingLab', x, {
+		typeVersion: 1,
+		...options.extra,
+		parameters: {
+			resource: 'session',
+			operation: 'create',
+			title: options.title,
+			labVersion: { __rl: true, mode: 'id', value: options.labVersion },
+			capacity: options.capacity,
+			additionalFields: {},
+		},
+		credentials: { trainingLabApi: options.credential },
+	});
+}
+
+/**
  * The start of a workflow a test builds: a Webhook at `path` (answered on receipt) and a Code node
  * named "Rows" that turns `rows` into items — or, with `'from the request'`, the request body's `rows`.
  */

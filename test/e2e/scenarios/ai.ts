@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { demoVersionsOf, type ApiClient } from '../../../tooling/api/client';
 import { eventually } from '../../../tooling/eventually';
-import { example, webhookRows, workflowNode } from '../../../tooling/n8n/workflows';
+import { createSessionNode, example, webhookRows } from '../../../tooling/n8n/workflows';
 import { patiently } from '../../../tooling/n8n/processes';
 import type { E2e } from '../context';
 import { ScriptedModel, type ScriptedCall } from './scripted-model';
@@ -300,16 +300,11 @@ export function aiToolScenarios(e2e: E2e): void {
 				name: 'Bulk creation that fails half-way',
 				nodes: [
 					...start.nodes,
-					workflowNode('Create session', 'n8n-nodes-traininglab.trainingLab', 400, {
-						typeVersion: 1,
-						parameters: {
-							resource: 'session',
-							operation: 'create',
-							title: '={{ $json.title }}',
-							labVersion: { __rl: true, mode: 'id', value: published },
-							capacity: 10,
-						},
-						credentials: { trainingLabApi: { id: credentialId, name: 'Training Lab retry' } },
+					createSessionNode(400, {
+						title: '={{ $json.title }}',
+						labVersion: published,
+						capacity: 10,
+						credential: { id: credentialId, name: 'Training Lab retry' },
 					}),
 				],
 				connections: {

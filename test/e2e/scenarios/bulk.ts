@@ -6,7 +6,12 @@ import { eventually } from '../../../tooling/eventually';
 import { patiently } from '../../../tooling/n8n/processes';
 import { ApiClient, demoVersionsOf } from '../../../tooling/api/client';
 import { bootstrapOrg, spawnServer } from '../../../tooling/api/server-process';
-import { example, webhookRows, workflowNode } from '../../../tooling/n8n/workflows';
+import {
+	createSessionNode,
+	example,
+	webhookRows,
+	workflowNode,
+} from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 
 /** Bulk session creation: the example on a schedule, the API killed half-way (Retry On Fail), failed items on the error output. */
@@ -205,17 +210,12 @@ export function bulkScenarios(e2e: E2e): void {
 				name: 'Sessions with an error output',
 				nodes: [
 					...start.nodes,
-					workflowNode('Create session', 'n8n-nodes-traininglab.trainingLab', 400, {
-						typeVersion: 1,
-						onError: 'continueErrorOutput',
-						parameters: {
-							resource: 'session',
-							operation: 'create',
-							title: '={{ $json.title }}',
-							labVersion: { __rl: true, mode: 'id', value: '={{ $json.version }}' },
-							capacity: 10,
-						},
-						credentials: { trainingLabApi: { id: credentialId, name: 'Training Lab errors' } },
+					createSessionNode(400, {
+						title: '={{ $json.title }}',
+						labVersion: '={{ $json.version }}',
+						capacity: 10,
+						credential: { id: credentialId, name: 'Training Lab errors' },
+						extra: { onError: 'continueErrorOutput' },
 					}),
 					workflowNode('Created', 'n8n-nodes-base.noOp', 600, { typeVersion: 1, parameters: {} }),
 					workflowNode('Failed', 'n8n-nodes-base.noOp', 600, { typeVersion: 1, parameters: {} }),

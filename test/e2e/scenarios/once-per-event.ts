@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { demoVersionsOf, type ApiClient } from '../../../tooling/api/client';
 import { eventually } from '../../../tooling/eventually';
 import { patiently } from '../../../tooling/n8n/processes';
-import { workflowNode } from '../../../tooling/n8n/workflows';
+import { createSessionNode, workflowNode } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 
 type OrgName = 'onceOnReceipt' | 'onceWhenFinished' | 'dedupeAfterTrigger' | 'dedupeBeforeEffect';
@@ -139,17 +139,11 @@ export function oncePerEventScenarios(e2e: E2e): void {
 					parameters: { events: ['member.removed'], acknowledge },
 					credentials,
 				}),
-				workflowNode('Create session', 'n8n-nodes-traininglab.trainingLab', 200, {
-					typeVersion: 1,
-					parameters: {
-						resource: 'session',
-						operation: 'create',
-						title: `=Offboarding {{ $json.data.user_id }}`,
-						labVersion: { __rl: true, mode: 'id', value: options.publishedVersion },
-						capacity: 5,
-						additionalFields: {},
-					},
-					credentials,
+				createSessionNode(200, {
+					title: `=Offboarding {{ $json.data.user_id }}`,
+					labVersion: options.publishedVersion,
+					capacity: 5,
+					credential: credentials.trainingLabApi,
 				}),
 				workflowNode('Pause', 'n8n-nodes-base.wait', 400, {
 					typeVersion: 1.1,

@@ -6,7 +6,7 @@ import { bootstrapOrg, spawnServer, type ServerProcess } from '../../../tooling/
 import { ensureChromium, launchChromium } from '../../../tooling/browser';
 import { eventually } from '../../../tooling/eventually';
 import { patiently } from '../../../tooling/n8n/processes';
-import { example, workflowNode } from '../../../tooling/n8n/workflows';
+import { createSessionNode, example, workflowNode } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 import { N8nEditor } from '../n8n-editor';
 
@@ -38,17 +38,11 @@ export function replayScenarios(e2e: E2e): void {
 					parameters: { events: ['member.removed'] },
 					credentials,
 				}),
-				workflowNode('Create session', 'n8n-nodes-traininglab.trainingLab', 200, {
-					typeVersion: 1,
-					parameters: {
-						resource: 'session',
-						operation: 'create',
-						title: `=${options.title} {{ $json.data.user_id }}`,
-						labVersion: { __rl: true, mode: 'id', value: options.publishedVersion },
-						capacity: 5,
-						additionalFields: {},
-					},
-					credentials,
+				createSessionNode(200, {
+					title: `=${options.title} {{ $json.data.user_id }}`,
+					labVersion: options.publishedVersion,
+					capacity: 5,
+					credential: credentials.trainingLabApi,
 				}),
 				e2e.noticeNode(
 					options.noticePath,
