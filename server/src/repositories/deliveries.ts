@@ -66,7 +66,7 @@ export interface AttemptOutcome {
 }
 
 /** Why a delivery to a disabled endpoint was not sent; a recovery sends it once the endpoint is enabled. */
-export const NOT_SENT_DISABLED = 'Not sent: the endpoint was disabled.';
+const NOT_SENT_DISABLED = 'Not sent: the endpoint was disabled.';
 
 const DELIVERY_COLUMNS = `d.seq, d.id, d.webhook_id, d.event_id, e.type AS event_type, e.occurred_at AS event_occurred_at,
   e.test, d.status, d.attempts, d.resends, d.next_attempt_at, d.last_status_code, d.last_error, d.last_attempt_at`;
@@ -201,14 +201,14 @@ export class DeliveryRepository {
 
 	/**
 	 * Queues the event for every endpoint of the organisation subscribed to its type: due now for an
-	 * enabled endpoint, kept as given up (never sent, recoverable) for a disabled one. Returns the
-	 * endpoints it is due for.
+	 * enabled endpoint, kept as given up (never sent, recoverable) for a disabled one. Returns how
+	 * many are due.
 	 */
-	enqueue(event: { id: string; org_id: string; type: string }, now: number): string[] {
-		const due: string[] = [];
+	enqueue(event: { id: string; org_id: string; type: string }, now: number): number {
+		let due = 0;
 		for (const webhook of this.#subscribedWebhooks.all(event.org_id, event.type)) {
 			this.insert(webhook.id, event.id, now, webhook.disabled === 1);
-			if (!webhook.disabled) due.push(webhook.id);
+			if (!webhook.disabled) due++;
 		}
 		return due;
 	}

@@ -13,7 +13,7 @@ import type { Actor } from '../core/actor.ts';
 export class EventLog {
 	readonly #repos: Repositories;
 	readonly #clock: Clock;
-	#onDeliveriesQueued: (webhookIds: string[]) => void = () => {};
+	#onDeliveriesQueued: () => void = () => {};
 
 	constructor(repos: Repositories, clock: Clock) {
 		this.#repos = repos;
@@ -21,32 +21,25 @@ export class EventLog {
 	}
 
 	/**
-	 * Called with the endpoints that have new deliveries due, inside the transaction that queued them:
-	 * the listener must only schedule work for later (the dispatcher wakes on the next turn of the
-	 * event loop, after the transaction has committed).
+	 * Called when webhook deliveries became due, inside the transaction that queued them: the listener
+	 * must only schedule work for later (the dispatcher wakes on the next turn of the event loop,
+	 * after the transaction has committed).
 	 */
-	onDeliveriesQueued(listener: (webhookIds: string[]) => void): void {
+	onDeliveriesQueued(listener: () => void): void {
 		this.#onDeliveriesQueued = listener;
 	}
 
-	/** Tells the listener that deliveries to these endpoints are due; call inside the queuing transaction. */
-	deliveriesQueued(webhookIds: string[]): void {
-		if (webhookIds.length > 0) this.#onDeliveriesQueued(webhookIds);
+	/** Tells the listener that deliveries are due; call inside the transaction that queued them. */
+	deliveriesQueued(): void {
+		this.#onDeliveriesQueued();
 	}
 
 	/** Records the event and, in the same transaction, one webhook delivery per subscribed endpoint (the outbox). */
 	record(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
 		const now = this.#clock.now();
-		const event = newEvent(actor, type, data, now);
-		this.#repos.events.insert({
-			...event,
-			org_id: actor.orgId,
-			data: JSON.stringify(data),
-			test: 0,
-		});
-		this.deliveriesQueued(
-			this.#repos.deliveries.enqueue({ id: event.id, org_id: actor.orgId, type }, now),
-		);
+		const event = this.#insert(actor, type, data, now, false);
+		if (this.#repos.deliveries.enqueue({ id: event.id, org_id: actor.orgId, type }, now) > 0)
+			this.deliveriesQueued();
 		return event;
 	}
 
@@ -55,13 +48,25 @@ export class EventLog {
 	 * asked for it (the caller queues that delivery) and never listed in the activity log.
 	 */
 	recordTest(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
-		const event = newEvent(actor, type, data, this.#clock.now());
-		this.#repos.events.insert({
-			...event,
-			org_id: actor.orgId,
-			data: JSON.stringify(data),
-			test: 1,
-		});
+		return this.#insert(actor, type, data, this.#clock.now(), true);
+	}
+
+	#insert(
+		actor: Actor,
+		type: EventType,
+		data: Record<string, unknown>,
+		now: number,
+		test: boolean,
+	): ActivityEvent {
+		const event: ActivityEvent = {
+			id: newResourceId(now),
+			type,
+			actor: actor.email,
+			occurred_at: isoAt(now),
+			data,
+		};
+		const row = { ...event, org_id: actor.orgId, data: JSON.stringify(data), test: test ? 1 : 0 };
+		this.#repos.events.insert(row);
 		return event;
 	}
 
@@ -73,15 +78,6 @@ export class EventLog {
 			toActivityEvent,
 		);
 	}
-}
-
-function newEvent(
-	actor: Actor,
-	type: EventType,
-	data: Record<string, unknown>,
-	now: number,
-): ActivityEvent {
-	return { id: newResourceId(now), type, actor: actor.email, occurred_at: isoAt(now), data };
 }
 
 function toActivityEvent(row: EventRow): ActivityEvent {

@@ -132,24 +132,18 @@ export class WebhookService extends DomainService {
 				changes.disabled = { from: !disabled, to: disabled };
 			if (Object.keys(changes).length === 0) return before;
 
-			const disabledAt = disabled ? (row.disabled_at ?? this.nowIso()) : null;
-			this.repos.webhooks.update({
+			const changed = {
 				id: row.id,
 				url,
 				event_types: JSON.stringify(eventTypes),
 				description,
-				disabled_at: disabledAt,
-			});
+				disabled_at: disabled ? (row.disabled_at ?? this.nowIso()) : null,
+			};
+			this.repos.webhooks.update(changed);
 			if (disabled && !row.disabled_at)
 				this.repos.deliveries.giveUpOpenOfWebhook(row.id, `Endpoint disabled by ${actor.email}.`);
 			this.events.record(actor, 'webhook.updated', { webhook_id: row.id, url, changes });
-			return toWebhook({
-				...row,
-				url,
-				event_types: JSON.stringify(eventTypes),
-				description,
-				disabled_at: disabledAt,
-			});
+			return toWebhook({ ...row, ...changed });
 		});
 	}
 
@@ -179,7 +173,7 @@ export class WebhookService extends DomainService {
 				event_id: event.id,
 				delivery_id: deliveryId,
 			});
-			this.events.deliveriesQueued([webhook.id]);
+			this.events.deliveriesQueued();
 			return this.#delivery(webhook.id, deliveryId);
 		});
 	}
@@ -202,7 +196,7 @@ export class WebhookService extends DomainService {
 				event_type: delivery.event_type,
 				resend: delivery.resends + 1,
 			});
-			this.events.deliveriesQueued([webhook.id]);
+			this.events.deliveriesQueued();
 			return this.#delivery(webhook.id, delivery.id);
 		});
 	}
@@ -225,7 +219,7 @@ export class WebhookService extends DomainService {
 				since,
 				queued,
 			});
-			this.events.deliveriesQueued(queued > 0 ? [webhook.id] : []);
+			if (queued > 0) this.events.deliveriesQueued();
 			return { queued, since };
 		});
 	}

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { EVENT_TYPE_OPTIONS } from '../../../shared/events';
 import { apiRequest } from '../../../shared/transport';
+import { choiceValues } from '../../shared/choices';
 import { webhookIdField, webhookPath } from './webhookPath';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 
@@ -80,11 +81,7 @@ export async function execute(
 	const body: IDataObject = {};
 	if (fields.url !== undefined) body.url = fields.url;
 	if (fields.eventTypes !== undefined)
-		body.event_types = Array.isArray(fields.eventTypes)
-			? fields.eventTypes
-			: String(fields.eventTypes)
-					.split(/[\s,]+/)
-					.filter(Boolean);
+		body.event_types = choiceValues.call(this, 'updateFields.eventTypes', itemIndex);
 	if (fields.description !== undefined) body.description = fields.description;
 	if (fields.enabled !== undefined) body.disabled = !fields.enabled;
 	if (Object.keys(body).length === 0)
