@@ -1,15 +1,20 @@
-// Installs the n8n of each given line (`1.x`, `2.x`; both when none is given) that the end-to-end
-// suites run on, pinned by test/e2e/n8n/<line>/package.json and its lockfile, once per lockfile, into a
-// cache folder outside the clone (TRAININGLAB_E2E_CACHE, default ~/.cache/traininglab-e2e), and
-// prints one JSON line per line: {"line","dir"}. The e2e harness calls it (ensureN8n); `.ci/run` calls
-// it while the checks run, so that the suites find n8n installed.
+// Installs each given pinned n8n (`2.x`, `1.x`: the newest of each line; `2.x-oldest`, `1.x-oldest`:
+// the oldest each line supports; all four when none is given) that the end-to-end suites run on,
+// pinned by test/e2e/n8n/<pin>/package.json and its lockfile, once per lockfile, into a cache folder
+// outside the clone (TRAININGLAB_E2E_CACHE, default ~/.cache/traininglab-e2e), and prints one JSON
+// line per pin: {"pin","dir"}. The e2e harness calls it (ensureN8n); `.ci/run` calls it while the
+// checks run, so that the suites find n8n installed.
+//
+// The pin `latest` is the weekly compatibility job's: the n8n release `TRAININGLAB_N8N_VERSION`
+// names (a version or a dist-tag, default `latest`), unpinned, resolved from the registry that day.
+// n8n's sqlite3 is built for the Node that runs n8n: `TRAININGLAB_N8N_NODE` (a node binary), or this
+// project's Node 24.
 //
 // Install scripts are skipped (one downloads from GitHub); sqlite3 is then built against the running
 // Node (24, the project's runtime) with that exact version's headers, from the npm registry too.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-	copyFileSync,
 	existsSync,
 	mkdirSync,
 	readFileSync,
@@ -22,7 +27,16 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ROOT } from '../tooling/root.ts';
 
-const LINES = ['2.x', '1.x'];
+const PINS = ['2.x', '1.x', '2.x-oldest', '1.x-oldest'];
+const UNPINNED = 'latest';
+
+/** The Node that will run n8n (tooling/processes.ts, n8nRuntime): its binary and version. */
+const runtime = (() => {
+	const bin = process.env.TRAININGLAB_N8N_NODE || realpathSync(process.execPath);
+	const version = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim();
+	if (!/^v\d+\./.test(version)) throw new Error(`${bin} --version printed ${version}`);
+	return { bin, version };
+})();
 
 function run(command, args, options) {
 	const result = spawnSync(command, args, {
@@ -46,7 +60,7 @@ function run(command, args, options) {
  */
 function nodeHeaders(cacheRoot) {
 	const platformPackage = `node-${process.platform}-${process.arch}`;
-	const dir = join(cacheRoot, `headers-${process.version}`);
+	const dir = join(cacheRoot, `headers-${runtime.version}`);
 	const headers = join(dir, 'node_modules', platformPackage);
 	if (!existsSync(join(headers, 'include', 'node', 'node_api.h'))) {
 		mkdirSync(dir, { recursive: true });
@@ -61,7 +75,7 @@ function nodeHeaders(cacheRoot) {
 				'--no-audit',
 				'--no-fund',
 				'--loglevel=error',
-				`${platformPackage}@${process.version.slice(1)}`,
+				`${platformPackage}@${runtime.version.slice(1)}`,
 			],
 			{ cwd: dir },
 		);
@@ -69,25 +83,83 @@ function nodeHeaders(cacheRoot) {
 	return headers;
 }
 
-function ensureN8n(line) {
-	const pinned = join(ROOT, 'test', 'e2e', 'n8n', line);
+/** What a pin installs: its package.json and lockfile, or for `latest` the version resolved today. */
+function wanted(pin) {
+	if (pin === UNPINNED) {
+		const spec = process.env.TRAININGLAB_N8N_VERSION || 'latest';
+		const version = JSON.parse(
+			spawnSync('npm', ['view', `n8n@${spec}`, 'version', '--json'], { encoding: 'utf8' }).stdout,
+		);
+		const manifest = JSON.stringify({
+			private: true,
+			dependencies: { n8n: [version].flat().pop() },
+		});
+		return { files: { 'package.json': manifest }, key: manifest };
+	}
+	const pinned = join(ROOT, 'test', 'e2e', 'n8n', pin);
+	const files = Object.fromEntries(
+		['package.json', 'package-lock.json'].map((name) => [
+			name,
+			readFileSync(join(pinned, name), 'utf8'),
+		]),
+	);
+	return { files, key: files['package.json'] + files['package-lock.json'] };
+}
+
+function ensureN8n(pin) {
+	const { files, key } = wanted(pin);
 	const hash = createHash('sha256')
-		.update(readFileSync(join(pinned, 'package.json')))
-		.update(readFileSync(join(pinned, 'package-lock.json')))
+		.update(key)
+		// Another Node than the project's gets its own install (sqlite3 is built for it).
+		.update(process.env.TRAININGLAB_N8N_NODE ? runtime.version : '')
 		.digest('hex')
 		.slice(0, 16);
 	const cacheRoot =
 		process.env.TRAININGLAB_E2E_CACHE ?? join(homedir(), '.cache', 'traininglab-e2e');
-	const dir = join(cacheRoot, `n8n-${line}-${hash}`);
+	const dir = join(cacheRoot, `n8n-${pin}-${hash}`);
 	if (existsSync(join(dir, '.ready'))) return dir;
-	// Older installs of the line (other lockfiles) are 2–3 GB each: keep only the current one.
+	mkdirSync(cacheRoot, { recursive: true });
+	// One install of a pin at a time: `.ci/run` installs every pin in the background while the suites
+	// start, and a suite whose pin is still being installed waits here for it.
+	const lock = join(cacheRoot, `n8n-${pin}.lock`);
+	while (!takeLock(lock)) {
+		if (existsSync(join(dir, '.ready'))) return dir;
+		Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000);
+	}
+	try {
+		if (!existsSync(join(dir, '.ready'))) install(pin, files, cacheRoot, dir);
+	} finally {
+		rmSync(lock, { force: true });
+	}
+	return dir;
+}
+
+/** Takes the lock file for this process, or a lock whose process has died; false while another holds it. */
+function takeLock(lock) {
+	try {
+		writeFileSync(lock, String(process.pid), { flag: 'wx' });
+		return true;
+	} catch (error) {
+		if (error.code !== 'EEXIST') throw error;
+	}
+	const holder = Number(readFileSync(lock, 'utf8'));
+	try {
+		process.kill(holder, 0);
+		return false;
+	} catch {
+		rmSync(lock, { force: true });
+		return takeLock(lock);
+	}
+}
+
+function install(pin, files, cacheRoot, dir) {
+	// Older installs of the pin (other lockfiles) are 2–3 GB each: keep only the current one.
+	const earlier = new RegExp(`^n8n-(${pin.replace('.', '\\.')}-)?[0-9a-f]{16}$`);
 	if (existsSync(cacheRoot))
 		for (const entry of readdirSync(cacheRoot))
-			if (entry.startsWith(`n8n-${line}-`) || /^n8n-[0-9a-f]{16}$/.test(entry))
-				rmSync(join(cacheRoot, entry), { recursive: true, force: true });
+			if (earlier.test(entry)) rmSync(join(cacheRoot, entry), { recursive: true, force: true });
 	mkdirSync(dir, { recursive: true });
-	copyFileSync(join(pinned, 'package.json'), join(dir, 'package.json'));
-	copyFileSync(join(pinned, 'package-lock.json'), join(dir, 'package-lock.json'));
+	for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
 	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
 		cwd: dir,
 	});
@@ -95,19 +167,18 @@ function ensureN8n(line) {
 		cwd: dir,
 		env: {
 			...process.env,
-			PATH: `${dirname(realpathSync(process.execPath))}:${process.env.PATH}`,
+			PATH: `${dirname(runtime.bin)}:${process.env.PATH}`,
 			npm_config_nodedir: nodeHeaders(cacheRoot),
 		},
 	});
 	writeFileSync(join(dir, '.ready'), new Date().toISOString());
-	return dir;
 }
 
-const lines = process.argv.length > 2 ? process.argv.slice(2) : LINES;
-for (const line of lines) {
-	if (!LINES.includes(line)) {
-		console.error(`Unknown n8n line ${line}: one of ${LINES.join(', ')}`);
+const pins = process.argv.length > 2 ? process.argv.slice(2) : PINS;
+for (const pin of pins) {
+	if (![...PINS, UNPINNED].includes(pin)) {
+		console.error(`Unknown n8n pin ${pin}: one of ${[...PINS, UNPINNED].join(', ')}`);
 		process.exit(2);
 	}
-	console.log(JSON.stringify({ line, dir: ensureN8n(line) }));
+	console.log(JSON.stringify({ pin, dir: ensureN8n(pin) }));
 }

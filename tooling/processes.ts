@@ -30,6 +30,14 @@ export function node24(): { bin: string } {
 	return { bin: realpathSync(process.execPath) };
 }
 
+/**
+ * The Node that runs n8n: the project's Node 24, or the binary `TRAININGLAB_N8N_NODE` names (the
+ * weekly compatibility job runs the newest n8n on every Node.js major it supports).
+ */
+export function n8nRuntime(): string {
+	return process.env.TRAININGLAB_N8N_NODE || node24().bin;
+}
+
 /** Whether a server can listen on `port` of 127.0.0.1 right now. */
 export async function canListen(port: number): Promise<boolean> {
 	return await new Promise((resolve) => {

@@ -6,7 +6,7 @@ import { bootstrapOrg, type ServerProcess } from '../../tooling/api/server-proce
 import { eventually } from '../../tooling/eventually';
 import type { N8nClient, Execution } from '../../tooling/n8n/client';
 import type { N8nInstall } from '../../tooling/n8n/install';
-import type { N8nLine } from '../../tooling/n8n/lines';
+import { PINS, type N8nPin, type N8nTraits } from '../../tooling/n8n/pins';
 import { patiently, type N8n } from '../../tooling/n8n/processes';
 import { example, workflowNode } from '../../tooling/n8n/workflows';
 import type { LossyProxy } from '../support/lossy-proxy';
@@ -14,7 +14,7 @@ import type { Receiver } from '../support/receiver';
 
 /** Which n8n a suite runs, and how: one process, or scaled out in queue mode. */
 export interface Topology {
-	line: N8nLine;
+	pin: N8nPin;
 	/** Starts n8n with the packed package (`tarball`) installed, every file below `work`. */
 	start(install: N8nInstall, work: string, tarball: string): Promise<N8n>;
 	/** Which processes run executions: `['main']`, or the workers' names. */
@@ -59,7 +59,19 @@ export class E2e {
 	/** Whether a test runs (not a beforeAll, whose workflows stay for the tests that share them). */
 	#inTest = false;
 
-	constructor(readonly topology: Topology) {}
+	/**
+	 * `full`: every scenario (the newest n8n of each line); `compatibility`: what the package needs of
+	 * every n8n it supports (the oldest of each line, and the newest release in the weekly job).
+	 */
+	constructor(
+		readonly topology: Topology,
+		readonly scope: 'full' | 'compatibility' = 'full',
+	) {}
+
+	/** How the suite's n8n differs from the others (tooling/n8n/pins.ts). */
+	get traits(): N8nTraits {
+		return PINS[this.topology.pin];
+	}
 
 	/**
 	 * The organisation `name` ("E2E <name>", admin `<name in kebab-case>@e2e.test`), made by the
@@ -174,6 +186,16 @@ export class E2e {
 			readFileSync(log, 'utf8').includes(`Worker started execution ${executionId} (`),
 		);
 		return worker?.[0] ?? 'main';
+	}
+
+	/** n8n's retry of an execution, as a person does it from the executions list. */
+	async retryByHand(executionId: string): Promise<void> {
+		if (this.traits.retry === 'public-api')
+			await this.client.api('POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
+		else
+			await this.client.rest('POST', `/rest/executions/${executionId}/retry`, {
+				loadWorkflow: false,
+			});
 	}
 
 	/** Waits for the workflow's executions until `done` holds for them; returns them. */

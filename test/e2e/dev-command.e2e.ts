@@ -131,7 +131,7 @@ describe('npm run dev', () => {
 	}
 
 	async function loggedIn(dev: Dev): Promise<N8nClient> {
-		const client = new N8nClient({ url: dev.printed.editor, line: '2.x' });
+		const client = new N8nClient({ url: dev.printed.editor, pin: '2.x' });
 		await client.login(dev.printed.email, dev.printed.password);
 		return client;
 	}

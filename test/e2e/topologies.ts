@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type N8nLine } from '../../tooling/n8n/lines';
+import { type N8nPin } from '../../tooling/n8n/pins';
 import { installTarball } from '../../tooling/n8n/install';
 import { startN8n, startQueueN8n } from '../../tooling/n8n/processes';
 import type { Topology } from './context';
@@ -13,9 +13,9 @@ const CONCURRENCY_LIMIT = 12;
  * running every execution. Webhooks reach it through a readiness gate, as behind a load balancer or
  * a Kubernetes readiness probe (test/support/readiness-gate.ts says why).
  */
-export function singleProcess(line: N8nLine): Topology {
+export function singleProcess(pin: N8nPin): Topology {
 	return {
-		line,
+		pin,
 		async start(install, work, tarball) {
 			const userFolder = join(work, 'n8n-user');
 			installTarball(userFolder, tarball);
@@ -36,9 +36,9 @@ export function singleProcess(line: N8nLine): Topology {
  * queue, one webhook process receiving production webhooks through a readiness gate, PostgreSQL as
  * the database.
  */
-export function queueMode(line: N8nLine): Topology {
+export function queueMode(pin: N8nPin): Topology {
 	return {
-		line,
+		pin,
 		async start(install, work, tarball) {
 			ensureDebianServices();
 			const services: Service[] = [];

@@ -1,5 +1,5 @@
 import { eventually } from '../eventually.ts';
-import { LINE_TRAITS, type N8nLine } from './lines.ts';
+import { PINS, type N8nPin } from './pins.ts';
 import { OWNER, patiently } from './processes.ts';
 
 /** An execution as n8n's public API lists it (with its data). */
@@ -14,14 +14,14 @@ export interface Execution {
 /** n8n's HTTP APIs: the internal REST API with the owner's session cookie, the public API with an API key. */
 export class N8nClient {
 	readonly url: string;
-	readonly line: N8nLine;
+	readonly pin: N8nPin;
 	#cookie = '';
 	#apiKey = '';
 	#apiKeyId = '';
 
-	constructor(n8n: { url: string; line: N8nLine }) {
+	constructor(n8n: { url: string; pin: N8nPin }) {
 		this.url = n8n.url;
-		this.line = n8n.line;
+		this.pin = n8n.pin;
 	}
 
 	/** Logs in as the owner (by default the one the harness sets up) and makes a public-API key. */
@@ -93,20 +93,20 @@ export class N8nClient {
 		return (text ? JSON.parse(text) : undefined) as T;
 	}
 
-	/** Stores a credential: through the public API, or where the line's refuses ours, the editor's REST API. */
+	/** Stores a credential: through the public API, or where that n8n's refuses ours, the editor's REST API. */
 	async createCredential(
 		name: string,
 		type: string,
 		data: Record<string, unknown>,
 	): Promise<{ id: string }> {
-		if (LINE_TRAITS[this.line].credentials === 'public-api')
+		if (PINS[this.pin].credentials === 'public-api')
 			return await this.api('POST', '/credentials', { name, type, data });
 		return (await this.rest('POST', '/rest/credentials', { name, type, data })) as { id: string };
 	}
 
 	/**
-	 * Activates a workflow and returns once n8n has: at once on 1.x (activation answers when done), on
-	 * 2.x when its background publication has ended. Throws with the triggers' errors if it failed.
+	 * Activates a workflow and returns once n8n has: at once where activation answers when done (1.x,
+	 * 2.6), else when its background publication has ended (2.41). Throws with the triggers' errors if it failed.
 	 */
 	async activate(workflowId: string): Promise<void> {
 		const failure = await this.#activateAndReadFailure(workflowId);
@@ -115,8 +115,8 @@ export class N8nClient {
 
 	/**
 	 * Activates a workflow whose trigger is expected to fail to start, and returns what n8n tells the
-	 * user: the trigger's error in the publication status (2.x publishes in the background), or the
-	 * activate request's answer (1.x).
+	 * user: the trigger's error in the publication status (2.41 publishes in the background), or the
+	 * activate request's answer.
 	 */
 	async activationFailure(workflowId: string): Promise<string> {
 		const failure = await this.#activateAndReadFailure(workflowId);
@@ -125,7 +125,7 @@ export class N8nClient {
 	}
 
 	async #activateAndReadFailure(workflowId: string): Promise<string | undefined> {
-		if (LINE_TRAITS[this.line].activation === 'synchronous') {
+		if (PINS[this.pin].activation === 'synchronous') {
 			try {
 				await this.api('POST', `/workflows/${workflowId}/activate`);
 				return undefined;

@@ -2,23 +2,29 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { PACKAGE_NAME, ROOT } from '../root.ts';
 import { node24, run } from '../processes.ts';
-import type { N8nLine } from './lines.ts';
+import { PINS, type N8nLine, type N8nPin } from './pins.ts';
 
-/** An installed n8n: where, and of which line. */
+/** An installed n8n: where, which pin, its line and exact version. */
 export interface N8nInstall {
 	dir: string;
+	pin: N8nPin;
 	line: N8nLine;
+	version: string;
 }
 
 /**
- * The n8n of a line, installed once per lockfile into the cache (scripts/install-n8n.mjs, which
- * `.ci/run` also runs ahead of the suites) and reused while the lockfile is unchanged.
+ * A pinned n8n, installed once per lockfile into the cache (scripts/install-n8n.mjs, which `.ci/run`
+ * also runs ahead of the suites) and reused while the lockfile is unchanged.
  */
-export function ensureN8n(line: N8nLine = '2.x'): N8nInstall {
-	const printed = run(node24().bin, [join(ROOT, 'scripts', 'install-n8n.mjs'), line], {
+export function ensureN8n(pin: N8nPin = '2.x'): N8nInstall {
+	const printed = run(node24().bin, [join(ROOT, 'scripts', 'install-n8n.mjs'), pin], {
 		cwd: ROOT,
 	});
-	return JSON.parse(printed.trim().split('\n').pop()!) as N8nInstall;
+	const { dir } = JSON.parse(printed.trim().split('\n').pop()!) as { dir: string };
+	const { version } = JSON.parse(
+		readFileSync(join(dir, 'node_modules', 'n8n', 'package.json'), 'utf8'),
+	) as { version: string };
+	return { dir, pin, line: PINS[pin].line, version };
 }
 
 /**

@@ -2,9 +2,9 @@ import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, type EventuallyOptions } from '../eventually.ts';
-import { freePort, node24, spawnLogged, tail, type Process } from '../processes.ts';
+import { freePort, n8nRuntime, spawnLogged, tail, type Process } from '../processes.ts';
 import type { N8nInstall } from './install.ts';
-import { LINE_TRAITS, STARTED_LOG_LINE, type N8nLine } from './lines.ts';
+import { PINS, STARTED_LOG_LINE, type N8nLine, type N8nPin } from './pins.ts';
 import { startReadinessGate, type ReadinessGate } from './readiness-gate.ts';
 
 /**
@@ -33,6 +33,9 @@ export interface N8n {
 	/** The main process: editor, REST API, public API. */
 	url: string;
 	line: N8nLine;
+	pin: N8nPin;
+	/** The n8n version, as its package says. */
+	version: string;
 	/**
 	 * Where n8n's production webhooks are reached (the main process, or the webhook process in queue
 	 * mode; through `gate` when there is one).
@@ -99,7 +102,7 @@ async function startN8nProcess(
 	const launch = async (append: boolean) => {
 		logStart = append && existsSync(log) ? statSync(log).size : 0;
 		seenInLog.clear();
-		const n8n = spawnLogged(node24().bin, [bin, command], {
+		const n8n = spawnLogged(n8nRuntime(), [bin, command], {
 			cwd: userFolder,
 			env: {
 				...process.env,
@@ -115,7 +118,7 @@ async function startN8nProcess(
 				N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 				N8N_LOG_LEVEL: 'info',
-				...LINE_TRAITS[install.line].env,
+				...PINS[install.pin].env,
 				...env,
 			},
 			log,
@@ -161,14 +164,14 @@ async function startN8nProcess(
 	};
 }
 
-/** What the main process needs to serve the editor and APIs on `port`, with the owner (2.x) set up. */
+/** What the main process needs to serve the editor and APIs on `port`, with the owner set up where the environment can. */
 function mainEnv(install: N8nInstall, port: number): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = {
 		...listenEnv(port),
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
 		N8N_SECURE_COOKIE: 'false',
 	};
-	if (LINE_TRAITS[install.line].owner !== 'environment') return env;
+	if (PINS[install.pin].owner !== 'environment') return env;
 	const bcrypt = createRequire(join(install.dir, 'package.json'))('bcryptjs') as {
 		hashSync(value: string, rounds: number): string;
 	};
@@ -182,7 +185,7 @@ function mainEnv(install: N8nInstall, port: number): NodeJS.ProcessEnv {
 	};
 }
 
-/** Starts the main process (`n8n start`) and sets the owner up where the line needs it done over REST. */
+/** Starts the main process (`n8n start`) and sets the owner up where that is done over REST. */
 async function startMain(
 	install: N8nInstall,
 	userFolder: string,
@@ -191,7 +194,7 @@ async function startMain(
 	detached = false,
 ): Promise<N8nProcess> {
 	const url = `http://127.0.0.1:${port}`;
-	const traits = LINE_TRAITS[install.line];
+	const traits = PINS[install.pin];
 	const main = await startN8nProcess(
 		install,
 		'start',
@@ -249,7 +252,7 @@ export async function startN8n(
 ): Promise<N8n> {
 	const port = options.port ?? (await freePort());
 	const url = `http://127.0.0.1:${port}`;
-	const { readinessPath, webhooksAfterStart } = LINE_TRAITS[install.line];
+	const { readinessPath, webhooksAfterStart } = PINS[install.pin];
 	let n8n: N8nProcess | undefined;
 	const gate = options.readinessGate
 		? await startReadinessGate(
@@ -277,6 +280,8 @@ export async function startN8n(
 	return {
 		url,
 		line: install.line,
+		pin: install.pin,
+		version: install.version,
 		webhookBase,
 		gate,
 		log: main.log,
@@ -389,6 +394,8 @@ export async function startQueueN8n(
 		return {
 			url,
 			line: install.line,
+			pin: install.pin,
+			version: install.version,
 			webhookBase,
 			gate,
 			log: started[0].log,

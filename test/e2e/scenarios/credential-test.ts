@@ -44,10 +44,7 @@ export function credentialTestScenarios(e2e: E2e): void {
 			// n8n words a connection failure itself: 2.x gives its code, 1.x a sentence.
 			expect(await test(e2e.org('credentials').api_key, 'http://127.0.0.1:9/api/v1')).toEqual({
 				status: 'Error',
-				message:
-					e2e.n8n.line === '2.x'
-						? 'ECONNREFUSED'
-						: 'The service refused the connection - perhaps it is offline',
+				message: e2e.traits.connectionRefused,
 			});
 			expect(
 				await test(e2e.org('credentials').api_key, e2e.api.url.replace('/api/v1', '')),

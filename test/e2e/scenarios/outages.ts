@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '../../../tooling/eventually';
 import { patiently } from '../../../tooling/n8n/processes';
-import { STARTED_LOG_LINE } from '../../../tooling/n8n/lines';
+import { STARTED_LOG_LINE } from '../../../tooling/n8n/pins';
 import { webhookNode, workflowNode } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 
