@@ -1,13 +1,15 @@
-// The end-to-end suites in a fixed order, longest first, so that two jest workers finish together:
-// queue mode (~8 min) on one worker while the one-process suites and `npm run dev` (~10 min
-// together) run on the other. jest's own order needs timings from an earlier run, which a fresh
-// clone lacks.
+// The end-to-end suites in a fixed order, longest first, so that two jest workers finish together
+// (docs/testing.md has each suite's time). jest's own order needs timings from an earlier run, which
+// a fresh clone lacks. The newest n8n's are installed first (.ci/run), so they also come first.
 const Sequencer = require('@jest/test-sequencer').default;
 
 const ORDER = [
 	'n8n2-queue-mode',
 	'n8n2-single-process',
 	'n8n1-single-process',
+	'n8n2-oldest',
+	'n8n1-oldest',
+	'n8n-latest',
 	'dev-command',
 	'console',
 ];

@@ -10,6 +10,8 @@ import { E2e, type Topology } from './context';
 import { activityScenarios, startPollingEarly } from './scenarios/activity';
 import { aiToolScenarios } from './scenarios/ai';
 import { bulkScenarios } from './scenarios/bulk';
+import { n8nBehaviourScenarios } from './scenarios/n8n-behaviours';
+import { operationScenarios } from './scenarios/operations';
 import { credentialTestScenarios } from './scenarios/credential-test';
 import { oncePerEventScenarios } from './scenarios/once-per-event';
 import { outageScenarios } from './scenarios/outages';
@@ -17,16 +19,52 @@ import { editorScenarios, replayScenarios } from './scenarios/replay';
 import { triggerScenarios } from './scenarios/trigger';
 
 /**
- * Every scenario, against a real n8n of `topology.line` in `topology` with the packed package
+ * Every scenario, against the n8n pinned as `topology.pin` in `topology` with the packed package
  * installed and one API server (rate limit 60 requests per 10 s, retries within seconds), all on
  * free loopback ports, driven over HTTP. Each scenario module gets the suite's context (context.ts).
  */
 export function endToEndSuite(topology: Topology): void {
-	const e2e = new E2e(topology);
+	const e2e = suiteContext(topology, 'full');
+	operationScenarios(e2e);
+	bulkScenarios(e2e);
+	triggerScenarios(e2e);
+	outageScenarios(e2e);
+	credentialTestScenarios(e2e);
+	activityScenarios(e2e);
+	aiToolScenarios(e2e);
+	oncePerEventScenarios(e2e);
+	replayScenarios(e2e);
+	n8nBehaviourScenarios(e2e);
+	// n8n's editor in Chromium; in queue mode a test webhook is served by main, not the webhook process.
+	if (topology.pin === '2.x' && !topology.queue) editorScenarios(e2e);
+}
+
+/**
+ * What the package needs of every n8n it supports, for the oldest release of each line (and, weekly,
+ * the newest release): installed as n8n's community-package installer does, the credential test, an
+ * operation of every resource, failed items on the error output, the trigger delivering signed
+ * events and refusing forged ones, the Activity Trigger, the node as an AI Agent's tool, one Training
+ * Lab create per event when n8n is killed in a burst, and each n8n behaviour the package relies on.
+ */
+export function compatibilitySuite(topology: Topology): void {
+	const e2e = suiteContext(topology, 'compatibility');
+	operationScenarios(e2e);
+	bulkScenarios(e2e);
+	triggerScenarios(e2e);
+	credentialTestScenarios(e2e);
+	activityScenarios(e2e);
+	aiToolScenarios(e2e);
+	oncePerEventScenarios(e2e);
+	n8nBehaviourScenarios(e2e);
+}
+
+/** The suite's context, with n8n, the API server and the receivers started before its tests and stopped after. */
+function suiteContext(topology: Topology, scope: E2e['scope']): E2e {
+	const e2e = new E2e(topology, scope);
 
 	beforeAll(async () => {
 		e2e.work = tempRoot();
-		const install = ensureN8n(topology.line);
+		const install = ensureN8n(topology.pin);
 		const tarball = packPackage(e2e.work);
 		e2e.databasePath = join(e2e.work, 'api.sqlite');
 		e2e.api = await spawnServer(
@@ -61,15 +99,5 @@ export function endToEndSuite(topology: Topology): void {
 			rmSync(e2e.work, { recursive: true, force: true });
 		else if (e2e.work) console.log(`e2e files kept in ${e2e.work}`);
 	});
-
-	bulkScenarios(e2e);
-	triggerScenarios(e2e);
-	outageScenarios(e2e);
-	credentialTestScenarios(e2e);
-	activityScenarios(e2e);
-	aiToolScenarios(e2e);
-	oncePerEventScenarios(e2e);
-	replayScenarios(e2e);
-	// n8n's editor in Chromium; in queue mode a test webhook is served by main, not the webhook process.
-	if (topology.line === '2.x' && !topology.queue) editorScenarios(e2e);
+	return e2e;
 }
