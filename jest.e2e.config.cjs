@@ -9,6 +9,8 @@ module.exports = {
 	reporters: [['default', { summaryThreshold: 0 }]],
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.e2e.ts'],
+	// n8n's newest release, unpinned, only when the weekly compatibility job names it.
+	testPathIgnorePatterns: process.env.TRAININGLAB_N8N_VERSION ? [] : ['/n8n-latest\\.e2e\\.ts$'],
 	maxWorkers: 2,
 	testSequencer: '<rootDir>/test/e2e/sequencer.cjs',
 	// The package is built once, before two suites run at a time.
