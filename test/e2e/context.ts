@@ -188,6 +188,21 @@ export class E2e {
 		return worker?.[0] ?? 'main';
 	}
 
+	/** POSTs `body` (JSON) to a workflow's webhook at `path`, again until n8n has registered it. */
+	async postToWebhook(path: string, body: object = {}): Promise<void> {
+		const url = `${this.n8n.webhookBase}/webhook/${path}`;
+		const request = {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		};
+		await eventually(
+			async () => (await fetch(url, request)).ok,
+			'the webhook to be registered',
+			patiently(60_000, this.n8n.log),
+		);
+	}
+
 	/** n8n's retry of an execution, as a person does it from the executions list. */
 	async retryByHand(executionId: string): Promise<void> {
 		if (this.traits.retry === 'public-api')

@@ -243,12 +243,7 @@ export function bulkScenarios(e2e: E2e): void {
 			};
 			const id = await e2e.create(workflow);
 			await e2e.activate(id);
-			const url = `${e2e.n8n.webhookBase}/webhook/${path}`;
-			await eventually(
-				async () => (await fetch(url, { method: 'POST' })).ok,
-				'the webhook to be registered',
-				patiently(60_000, e2e.n8n.log),
-			);
+			await e2e.postToWebhook(path);
 			const execution = await e2e.firstExecution(id, 60_000);
 			const created = e2e.nodeOutput(execution, 'Created');
 			const failed = e2e.nodeOutput(execution, 'Failed');

@@ -86,7 +86,7 @@ export function n8nBehaviourScenarios(e2e: E2e): void {
 						parameters: { amount: 50, unit: 'seconds' },
 					}),
 				]);
-				await post(e2e, path, {});
+				await e2e.postToWebhook(path);
 				const [running] = await eventually(
 					async () => {
 						const running = await e2e.client.runningExecutions(workflowId);
@@ -171,23 +171,6 @@ async function createThroughWebhook(e2e: E2e, path: string, steps: Step[]): Prom
 	return id;
 }
 
-/** POSTs `body` to the workflow's webhook once it is registered. */
-async function post(e2e: E2e, path: string, body: object): Promise<void> {
-	const url = `${e2e.n8n.webhookBase}/webhook/${path}`;
-	await eventually(
-		async () =>
-			(
-				await fetch(url, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify(body),
-				})
-			).ok,
-		'the webhook to be registered',
-		patiently(60_000, e2e.n8n.log),
-	);
-}
-
 /** Runs `steps` behind a webhook once with `body`; returns the execution once it has ended as `status`. */
 async function runThroughWebhook(
 	e2e: E2e,
@@ -197,7 +180,7 @@ async function runThroughWebhook(
 	status = 'success',
 ) {
 	const workflowId = await createThroughWebhook(e2e, path, steps);
-	await post(e2e, path, body);
+	await e2e.postToWebhook(path, body);
 	const [execution] = await e2e.executions(
 		workflowId,
 		(all) => all.length === 1 && all[0].status === status,

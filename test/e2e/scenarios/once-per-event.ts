@@ -347,7 +347,8 @@ export function oncePerEventScenarios(e2e: E2e): void {
 								`killed with ${count('running')} executions running and ${count('new')} not begun of ` +
 								`${EVENTS_PER_MODE} events; ${ended[index].length} executions in all, ${retried[index]} ` +
 								`retried by hand; ${twice(notices)} events ran to the end twice or more; ` +
-								`${sessions.size} sessions, one per event (${lost} events lost, left "new"); the look-up before the checked notice let ` +
+								`${sessions.size} sessions, one per event${lost ? ` (${lost} events lost, left "new")` : ''}; ` +
+								`the look-up before the checked notice let ` +
 								`${twice(checked)} events through twice`,
 						);
 					}

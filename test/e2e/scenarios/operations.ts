@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { demoVersionsOf } from '../../../tooling/api/client';
-import { eventually } from '../../../tooling/eventually';
-import { patiently } from '../../../tooling/n8n/processes';
 import { webhookNode, workflowNode } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 
@@ -105,12 +103,7 @@ export function operationScenarios(e2e: E2e): void {
 				settings: { executionOrder: 'v1' },
 			});
 			await e2e.activate(id);
-			const url = `${e2e.n8n.webhookBase}/webhook/${path}`;
-			await eventually(
-				async () => (await fetch(url, { method: 'POST' })).ok,
-				'the webhook to be registered',
-				patiently(60_000, e2e.n8n.log),
-			);
+			await e2e.postToWebhook(path);
 			const execution = await e2e.firstExecution(id, 60_000);
 			const output = (node: string) => e2e.nodeOutput(execution, node);
 
