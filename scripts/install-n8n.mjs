@@ -2,7 +2,7 @@
 // the oldest each line supports; all four when none is given) that the end-to-end suites run on,
 // pinned by test/e2e/n8n/<pin>/package.json and its lockfile, once per lockfile, into a cache folder
 // outside the clone (TRAININGLAB_E2E_CACHE, default ~/.cache/traininglab-e2e), and prints one JSON
-// line per pin: {"pin","dir"}. The e2e harness calls it (ensureN8n); `.ci/run` calls it while the
+// line per pin: {"pin","dir","seconds"}. The e2e harness calls it (ensureN8n); `.ci/run` calls it while the
 // checks run, so that the suites find n8n installed.
 //
 // The pin `latest` is the weekly compatibility job's: the n8n release `TRAININGLAB_N8N_VERSION`
@@ -180,5 +180,7 @@ for (const pin of pins) {
 		console.error(`Unknown n8n pin ${pin}: one of ${[...PINS, UNPINNED].join(', ')}`);
 		process.exit(2);
 	}
-	console.log(JSON.stringify({ pin, dir: ensureN8n(pin) }));
+	const started = Date.now();
+	const dir = ensureN8n(pin);
+	console.log(JSON.stringify({ pin, dir, seconds: Math.round((Date.now() - started) / 1000) }));
 }
