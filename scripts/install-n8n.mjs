@@ -2,8 +2,8 @@
 // the oldest each line supports; all four when none is given) that the end-to-end suites run on,
 // pinned by test/e2e/n8n/<pin>/package.json and its lockfile, once per lockfile, into a cache folder
 // outside the clone (TRAININGLAB_E2E_CACHE, default ~/.cache/traininglab-e2e), and prints one JSON
-// line per pin: {"pin","dir","seconds"}. The e2e harness calls it (ensureN8n); `.ci/run` calls it while the
-// checks run, so that the suites find n8n installed.
+// line per pin: {"pin","dir","seconds"}. The e2e harness calls it (ensureN8n); `.ci/run` calls it
+// while the checks run, so that the suites find n8n installed.
 //
 // The pin `latest` is the weekly compatibility job's: the n8n release `TRAININGLAB_N8N_VERSION`
 // names (a version or a dist-tag, default `latest`), unpinned, resolved from the registry that day.

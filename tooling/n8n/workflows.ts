@@ -17,6 +17,17 @@ export function webhookNode(path: string, responseMode: 'onReceived' | 'lastNode
 	});
 }
 
+/** A Webhook at `path` (answered on receipt), then `nodes` one after the other. */
+export function webhookChain(path: string, nodes: Array<{ name: string }>) {
+	const connections: Record<string, object> = {};
+	let previous = 'Webhook';
+	for (const node of nodes) {
+		connections[previous] = { main: [[{ node: node.name, type: 'main', index: 0 }]] };
+		previous = node.name;
+	}
+	return { nodes: [webhookNode(path, 'onReceived'), ...nodes], connections };
+}
+
 /**
  * A Training Lab node named "Create session" (Session → Create), placed `x` to the right: `title` and
  * `labVersion` (an id, or an expression giving one), with the credential `credential`; `extra` adds

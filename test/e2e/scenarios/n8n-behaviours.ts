@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { eventually } from '../../../tooling/eventually';
 import { patiently } from '../../../tooling/n8n/processes';
-import { webhookNode, workflowNode } from '../../../tooling/n8n/workflows';
+import { webhookChain, workflowNode } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 
 /**
@@ -146,25 +146,17 @@ type Step = ReturnType<typeof code> | ReturnType<typeof workflowNode>;
 
 /** A workflow: a Webhook at `path` (answered on receipt), then `steps` one after the other. */
 async function createThroughWebhook(e2e: E2e, path: string, steps: Step[]): Promise<string> {
-	const nodes: object[] = [webhookNode(path, 'onReceived')];
-	const connections: Record<string, object> = {};
-	let previous = 'Webhook';
-	for (const [index, step] of steps.entries()) {
-		const node =
-			'jsCode' in step
-				? workflowNode(step.name, 'n8n-nodes-base.code', 200 * (index + 1), {
-						typeVersion: 2,
-						parameters: { jsCode: step.jsCode, ...step.extra },
-					})
-				: step;
-		nodes.push(node);
-		connections[previous] = { main: [[{ node: step.name, type: 'main', index: 0 }]] };
-		previous = step.name;
-	}
+	const nodes = steps.map((step, index) =>
+		'jsCode' in step
+			? workflowNode(step.name, 'n8n-nodes-base.code', 200 * (index + 1), {
+					typeVersion: 2,
+					parameters: { jsCode: step.jsCode, ...step.extra },
+				})
+			: step,
+	);
 	const id = await e2e.create({
 		name: `n8n behaviour ${path}`,
-		nodes,
-		connections,
+		...webhookChain(path, nodes),
 		settings: { executionOrder: 'v1' },
 	});
 	await e2e.activate(id);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { demoVersionsOf } from '../../../tooling/api/client';
-import { webhookNode, workflowNode } from '../../../tooling/n8n/workflows';
+import { webhookChain, workflowNode } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 
 /**
@@ -79,27 +79,19 @@ export function operationScenarios(e2e: E2e): void {
 				['Close', { resource: 'organization', operation: 'close' }, closingCredential],
 			];
 			const path = randomUUID();
-			const nodes: object[] = [webhookNode(path, 'onReceived')];
-			const connections: Record<string, object> = {};
-			let previous = 'Webhook';
-			for (const [index, [name, parameters, own]] of steps.entries()) {
-				nodes.push(
-					workflowNode(name, 'n8n-nodes-traininglab.trainingLab', 200 * (index + 1), {
-						typeVersion: 1,
-						// Each runs once, and the next runs also after a list that came back empty.
-						executeOnce: true,
-						alwaysOutputData: true,
-						parameters,
-						credentials: { trainingLabApi: own ?? credential },
-					}),
-				);
-				connections[previous] = { main: [[{ node: name, type: 'main', index: 0 }]] };
-				previous = name;
-			}
+			const nodes = steps.map(([name, parameters, own], index) =>
+				workflowNode(name, 'n8n-nodes-traininglab.trainingLab', 200 * (index + 1), {
+					typeVersion: 1,
+					// Each runs once, and the next runs also after a list that came back empty.
+					executeOnce: true,
+					alwaysOutputData: true,
+					parameters,
+					credentials: { trainingLabApi: own ?? credential },
+				}),
+			);
 			const id = await e2e.create({
 				name: 'Every resource',
-				nodes,
-				connections,
+				...webhookChain(path, nodes),
 				settings: { executionOrder: 'v1' },
 			});
 			await e2e.activate(id);
