@@ -2,13 +2,12 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { PACKAGE_NAME, ROOT } from '../root.ts';
 import { node24, run } from '../processes.ts';
-import { PINS, type N8nLine, type N8nPin } from './pins.ts';
+import type { N8nPin } from './pins.ts';
 
-/** An installed n8n: where, which pin, its line and exact version. */
+/** An installed n8n: where, which pin, its exact version. */
 export interface N8nInstall {
 	dir: string;
 	pin: N8nPin;
-	line: N8nLine;
 	version: string;
 }
 
@@ -24,7 +23,7 @@ export function ensureN8n(pin: N8nPin = '2.x'): N8nInstall {
 	const { version } = JSON.parse(
 		readFileSync(join(dir, 'node_modules', 'n8n', 'package.json'), 'utf8'),
 	) as { version: string };
-	return { dir, pin, line: PINS[pin].line, version };
+	return { dir, pin, version };
 }
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { eventually, type EventuallyOptions } from '../eventually.ts';
 import { freePort, n8nRuntime, spawnLogged, tail, type Process } from '../processes.ts';
 import type { N8nInstall } from './install.ts';
-import { PINS, STARTED_LOG_LINE, type N8nLine, type N8nPin } from './pins.ts';
+import { PINS, STARTED_LOG_LINE, type N8nPin } from './pins.ts';
 import { startReadinessGate, type ReadinessGate } from './readiness-gate.ts';
 
 /**
@@ -32,7 +32,6 @@ export const OWNER = {
 export interface N8n {
 	/** The main process: editor, REST API, public API. */
 	url: string;
-	line: N8nLine;
 	pin: N8nPin;
 	/** The n8n version, as its package says. */
 	version: string;
@@ -279,7 +278,6 @@ export async function startN8n(
 	const main = n8n;
 	return {
 		url,
-		line: install.line,
 		pin: install.pin,
 		version: install.version,
 		webhookBase,
@@ -393,7 +391,6 @@ export async function startQueueN8n(
 		if (failed) throw failed.reason;
 		return {
 			url,
-			line: install.line,
 			pin: install.pin,
 			version: install.version,
 			webhookBase,

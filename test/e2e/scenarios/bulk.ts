@@ -188,7 +188,7 @@ export function bulkScenarios(e2e: E2e): void {
 					);
 					expect(titles.sort()).toEqual(rows.map((row) => row.title).sort());
 					console.log(
-						`n8n ${e2e.n8n.line} (${e2e.topology.executors.join(', ')}): API killed after ${createdBeforeKill} ` +
+						`n8n ${e2e.n8n.version} (${e2e.topology.executors.join(', ')}): API killed after ${createdBeforeKill} ` +
 							`of 100 creates, ${cut} requests cut while it was down (a row given up after 3 tries); the run ended "${execution.status}" ` +
 							`${((Date.parse(execution.stoppedAt!) - killed) / 1000).toFixed(1)} s after the kill, ` +
 							`with ${titles.length} sessions, each once`,

@@ -468,7 +468,7 @@ export function oncePerEventScenarios(e2e: E2e): void {
 						if (outcome === 'none lost') expect(noticed).toHaveLength(10);
 						else expect(noticed.length).toBeLessThan(10);
 						console.log(
-							`n8n ${n8n.line}, Remove Duplicates ${placement}, n8n killed with 10 executions in a ` +
+							`n8n ${n8n.version}, Remove Duplicates ${placement}, n8n killed with 10 executions in a ` +
 								`5 s pause: ${noticed.length} of 10 events reached the effect after the API delivered them again`,
 						);
 					} finally {

@@ -53,7 +53,7 @@ export function outageScenarios(e2e: E2e): void {
 					...executions.map((execution) => Date.parse(execution.startedAt)),
 				);
 				console.log(
-					`n8n ${e2e.n8n.line} (${e2e.topology.executors.join(', ')}): 20 events during the downtime, ` +
+					`n8n ${e2e.n8n.version} (${e2e.topology.executors.join(', ')}): 20 events during the downtime, ` +
 						`${executions.length} executions, the last ${((lastStarted - restarted) / 1000).toFixed(1)} s ` +
 						`after the restart began; attempts per delivery ${Math.min(...settled.map((d) => d.attempts))}–${Math.max(...settled.map((d) => d.attempts))}; ` +
 						`${e2e.n8n.gate!.turnedAway - turnedAwayBefore} turned away by the readiness gate while n8n started`,
@@ -164,7 +164,7 @@ export function outageScenarios(e2e: E2e): void {
 					.filter((request) => !request.startsWith('killed'));
 				expect(noticed).toEqual(letIn.sort());
 				console.log(
-					`n8n ${e2e.n8n.line}: ${statuses.length} requests through a restart, ${letIn.length} let in, ` +
+					`n8n ${e2e.n8n.version}: ${statuses.length} requests through a restart, ${letIn.length} let in, ` +
 						`each answered and run once; ${statuses.length - letIn.length} turned away`,
 				);
 			},
@@ -212,7 +212,7 @@ export function outageScenarios(e2e: E2e): void {
 					...succeeded.map((execution) => Date.parse(execution.startedAt)),
 				);
 				console.log(
-					`n8n ${e2e.n8n.line}, ${victim} killed with ${running.length} executions running: ` +
+					`n8n ${e2e.n8n.version}, ${victim} killed with ${running.length} executions running: ` +
 						`10 events, ${notified.length} successful executions (${finished.length - notified.length} ` +
 						`others, left by the kill), the last ${((lastStarted - killed) / 1000).toFixed(1)} s after the kill`,
 				);
@@ -265,7 +265,7 @@ export function outageScenarios(e2e: E2e): void {
 					);
 					const others = finished.filter((execution) => execution.status !== 'success');
 					console.log(
-						`n8n ${e2e.n8n.line}, acknowledging ${acknowledge}, Redis restarted in a burst of 20 events ` +
+						`n8n ${e2e.n8n.version}, acknowledging ${acknowledge}, Redis restarted in a burst of 20 events ` +
 							`with ${runningAtRestart} executions running: ` +
 							`${notified.length} successful executions, ${others.length} others` +
 							`${others.length ? ` (${others.map((e) => e.status).join(', ')})` : ''}; the last started ` +

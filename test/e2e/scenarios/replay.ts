@@ -243,7 +243,7 @@ export function replayScenarios(e2e: E2e): void {
 					...executions.map((execution) => Date.parse(execution.stoppedAt ?? execution.startedAt)),
 				);
 				console.log(
-					`n8n ${e2e.n8n.line} (${e2e.topology.executors.join(', ')}): 10 events given up while n8n was down, ` +
+					`n8n ${e2e.n8n.version} (${e2e.topology.executors.join(', ')}): 10 events given up while n8n was down, ` +
 						`recovered with one request; the last execution ended ${((lastStopped - recoveredAt) / 1000).toFixed(1)} s after it`,
 				);
 				const sessions = await sessionsTitled(admin, 'Recovered');
