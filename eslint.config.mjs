@@ -16,6 +16,7 @@ export default tseslint.config(
 			'node_modules/**',
 			'coverage/**',
 			'.dev/**',
+			'**/api.generated.d.ts',
 		],
 	},
 	js.configs.recommended,
@@ -30,7 +31,7 @@ export default tseslint.config(
 		},
 	},
 	{
-		files: ['test/**/*.ts'],
+		files: ['test/**/*.ts', 'bench/*.bench.ts'],
 		languageOptions: { globals: { ...globals.jest } },
 		rules: { '@typescript-eslint/no-explicit-any': 'off' },
 	},

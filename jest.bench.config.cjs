@@ -1,10 +1,10 @@
-// Benchmarks that need the n8n-core harness of the tests run through jest (see bench/run.mts and
-// bench/n8n.mts): test/bench/*.bench.ts.
+// The benchmarks that run through jest, for the tests' harness (see bench/run.mts and bench/n8n.mts):
+// bench/*.bench.ts.
 module.exports = {
 	// jest's transform cache stays in the clone, not in /tmp.
 	cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 	testEnvironment: 'node',
-	roots: ['<rootDir>/test/bench'],
+	roots: ['<rootDir>/bench'],
 	testMatch: ['**/*.bench.ts'],
 	globalSetup: '<rootDir>/test/global-setup.cjs',
 	globalTeardown: '<rootDir>/test/global-teardown.cjs',

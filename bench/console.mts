@@ -4,8 +4,8 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { spawnServer } from '../tooling/api/server-process.ts';
 import { ensureChromium, launchChromium } from '../tooling/browser.ts';
-import { buildConsole, CONSOLE_BUILD } from '../tooling/console-build.ts';
-import { api, bootstrap, tempDir } from './support.mts';
+import { buildConsole, CONSOLE_BUILD } from '../scripts/build-console.mts';
+import { api, bootstrap, median, tempDir } from './support.mts';
 
 export interface ConsoleResult {
 	files: number;
@@ -19,11 +19,6 @@ export interface ConsoleResult {
 	membersUsableMs: { cold: number; warm: number };
 }
 
-const median = (values: number[]) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	return sorted[Math.floor(sorted.length / 2)];
-};
-
 /**
  * The console's weight (every file of its build, as sent and as gzip would send it) and how soon it
  * is usable in Debian's Chromium: the sign-in page, then Members with `members` rows after signing
@@ -35,7 +30,7 @@ export async function benchConsole(options: {
 	members: number;
 }): Promise<ConsoleResult> {
 	ensureChromium('The console benchmark');
-	buildConsole();
+	await buildConsole();
 	const files = readdirSync(CONSOLE_BUILD, { recursive: true, withFileTypes: true }).filter(
 		(entry) => entry.isFile() && !entry.name.startsWith('.'),
 	);

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, SMOKE } from './support.mts';
+import { median, ROOT, SMOKE } from './support.mts';
 
-// `npm run bench:n8n`: test/bench/n8n.bench.ts (through jest, for the real-n8n harness) in the real n8n
+// `npm run bench:n8n`: bench/n8n.bench.ts (through jest, for the real-n8n harness) in the real n8n
 // of the end-to-end suite, then one table: medians, their ratio, and whether the ranges overlap.
 const resultFile = join(tmpdir(), `traininglab-bench-n8n-${process.pid}.json`);
 const started = Date.now();
@@ -13,7 +13,7 @@ console.error(
 );
 const jest = spawnSync(
 	join(ROOT, 'node_modules', '.bin', 'jest'),
-	['-c', 'jest.bench.config.cjs', 'test/bench/n8n.bench.ts'],
+	['-c', 'jest.bench.config.cjs', 'bench/n8n.bench.ts'],
 	{
 		cwd: ROOT,
 		env: { ...process.env, BENCH_RESULT_FILE: resultFile, ...(SMOKE ? { BENCH_SMOKE: '1' } : {}) },
@@ -21,7 +21,7 @@ const jest = spawnSync(
 		stdio: ['ignore', 'inherit', 'inherit'],
 	},
 );
-if (jest.status !== 0) throw new Error('test/bench/n8n.bench.ts failed (output above)');
+if (jest.status !== 0) throw new Error('bench/n8n.bench.ts failed (output above)');
 const { n8n } = JSON.parse(readFileSync(resultFile, 'utf8')) as {
 	n8n: Record<string, Record<'ours' | 'theirs', Array<{ rate: number }>>>;
 };
@@ -32,11 +32,6 @@ const WORKLOADS: Record<string, [string, string]> = {
 	create: ['300 × Session → Create', 'HTTP Request POST /sessions'],
 	returnAll: ['Session → Get Many, Return All (5+ pages of 200)', 'HTTP Request with pagination'],
 	deliveries: ['300 signed deliveries, Training Lab Trigger', 'Webhook node, Header Auth'],
-};
-const median = (values: number[]) => {
-	const sorted = [...values].sort((a, b) => a - b);
-	const middle = Math.floor(sorted.length / 2);
-	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 console.log(
 	`\nNode ${process.version}, ${cpus().length} × ${cpus()[0].model}; ${Math.round((Date.now() - started) / 1000)} s in all; n8n ${n8nVersion()}${SMOKE ? '; smoke run: every workload once at a few items (the labels give the full sizes), not judged' : ''}\n`,

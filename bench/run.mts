@@ -52,7 +52,7 @@ for (const row of await benchScaling(SMOKE ? [1_000] : [1_000, 10_000, 100_000],
 }
 
 console.error('webhook delivery…');
-// Up to the most endpoints one organisation may have: a change fans out to its organisation's only.
+// Up to the most endpoints one organization may have: a change fans out to its organization's only.
 for (const endpoints of SMOKE
 	? [1, BOUNDS.webhookEndpoints.max]
 	: [1, 10, BOUNDS.webhookEndpoints.max]) {
@@ -92,7 +92,7 @@ console.error(
 const resultFile = join(tmpdir(), `traininglab-bench-node-${process.pid}.json`);
 const jest = spawnSync(
 	join(ROOT, 'node_modules', '.bin', 'jest'),
-	['-c', 'jest.bench.config.cjs', 'test/bench/nodes.bench.ts'],
+	['-c', 'jest.bench.config.cjs', 'bench/nodes.bench.ts'],
 	{
 		cwd: ROOT,
 		env: { ...process.env, BENCH_RESULT_FILE: resultFile, ...(SMOKE ? { BENCH_SMOKE: '1' } : {}) },

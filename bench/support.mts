@@ -22,7 +22,7 @@ export function tempDir(name: string): string {
 	return mkdtempSync(join(tmpdir(), `traininglab-bench-${name}-`));
 }
 
-/** The bench organisation (bootstrap --demo) in the database at `databasePath`. */
+/** The bench organization (bootstrap --demo) in the database at `databasePath`. */
 export function bootstrap(databasePath: string): Bootstrapped {
 	return bootstrapOrg(databasePath, 'Bench Org', 'bench@bench.test');
 }
@@ -131,9 +131,17 @@ export async function startReceiver({ recordArrivals = true } = {}): Promise<{
 	};
 }
 
+/** The nearest-rank percentile: the smallest value with at least `p` % of the values at or below it. */
 export function percentile(values: number[], p: number): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** The middle value; with an even count, the mean of the two middle ones. */
+export function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const middle = sorted.length >> 1;
+	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /** Seeds `count` sessions (and their session.created events) through the domain services. */

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { load, type LoadResult } from './load.mts';
-import { ROOT, bootstrap, seedSessions, tempDir } from './support.mts';
+import { median, ROOT, bootstrap, seedSessions, tempDir } from './support.mts';
 import { spawnServer } from '../tooling/api/server-process.ts';
 
 export interface ThroughputRow {
@@ -40,7 +40,6 @@ async function startBaseline(
 
 /** The median of each figure over the rounds of one contender. */
 function medianOf(results: LoadResult[]): LoadResult {
-	const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 	return {
 		requestsPerSecond: median(results.map((result) => result.requestsPerSecond)),
 		p50Ms: median(results.map((result) => result.p50Ms)),

@@ -11,6 +11,7 @@ import {
 	bootstrap,
 	eventually,
 	keepAliveApi,
+	median,
 	percentile,
 	seedSessions,
 	tempDir,
@@ -30,7 +31,7 @@ export interface RecoveryResult {
 	/** p99 of the other requests while nothing was delivered, and while the backlog drained (medians). */
 	idleP99Ms: number;
 	recoveryP99Ms: number;
-	/** A change's delivery to another endpoint of the organisation while the backlog drained: p50 / max. */
+	/** A change's delivery to another endpoint of the organization while the backlog drained: p50 / max. */
 	otherEndpointP50Ms: number;
 	otherEndpointMaxMs: number;
 }
@@ -213,7 +214,6 @@ export async function benchWebhookRecovery(options: {
 		}
 		load.close();
 		await server.stop();
-		const median = (values: number[]) => percentile(values, 50);
 		return {
 			backlog: options.backlog,
 			rounds: options.rounds,

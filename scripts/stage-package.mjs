@@ -5,7 +5,8 @@
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeShippedManifest } from './shipped-manifest.mjs';
-import { ROOT as root } from '../tooling/root.ts';
+
+const root = join(import.meta.dirname, '..');
 
 const stage = join(root, 'build', 'npm-package');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

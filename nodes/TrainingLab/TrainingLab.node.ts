@@ -125,7 +125,7 @@ export class TrainingLab implements INodeType {
 			);
 		}
 
-		// The organisation comes from GET /me, once per execution of the node (a failed lookup is retried by the next item).
+		// The organization comes from GET /me, once per execution of the node (a failed lookup is retried by the next item).
 		let orgId: Promise<string> | undefined;
 		const context: ExecutionContext = {
 			orgId: (itemIndex) => {

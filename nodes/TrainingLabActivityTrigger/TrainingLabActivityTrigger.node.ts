@@ -6,17 +6,12 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import type { Json } from '../shared/api';
 import { EVENT_TYPE_OPTIONS } from '../shared/events';
 import { eventsSubtitle } from '../shared/subtitle';
 import { apiPath, apiRequestPages, fetchAdminOrgId } from '../shared/transport';
 
-interface ActivityEvent extends IDataObject {
-	id: string;
-	type: string;
-	occurred_at: string;
-	actor: string;
-	data: IDataObject;
-}
+type ActivityEvent = Json<'ActivityEvent'>;
 
 /** What the node remembers between polls (workflow static data). */
 interface PollState extends IDataObject {
@@ -139,7 +134,7 @@ function asItem(event: ActivityEvent, orgId: string): IDataObject {
 	};
 }
 
-/** The organisation's activity log, newest event first, read a page at a time as the caller goes on. */
+/** The organization's activity log, newest event first, read a page at a time as the caller goes on. */
 async function* newestFirst(
 	this: IPollFunctions,
 	orgId: string,

@@ -20,14 +20,9 @@ import {
 } from '../shared/transport';
 import { TRIGGER_EVENT_OPTIONS } from './events';
 import { eventsSubtitle } from '../shared/subtitle';
+import type { EventType, Json, Schemas } from '../shared/api';
 
-interface Endpoint {
-	id: string;
-	url: string;
-	event_types: string[];
-	disabled_at: string | null;
-	secret?: string;
-}
+type Endpoint = Json<'Webhook'>;
 
 /** Values of the Acknowledge Deliveries option. */
 const ACK_WHEN_FINISHED = 'whenFinished';
@@ -35,6 +30,8 @@ const ACK_ON_RECEIPT = 'onReceipt';
 const DEFAULT_GIVE_UP_MINUTES = 5;
 
 const requestEndpoint = apiRequestAs<Endpoint>;
+const createEndpoint = apiRequestAs<Json<'WebhookCreated'>>;
+const listAllEndpoints = apiRequestAllItems<Endpoint>;
 const ENDPOINT_NEEDS = "Registering this trigger's webhook endpoint";
 
 const EVENT_FIELDS = ['id', 'type', 'occurred_at', 'org_id', 'actor', 'data'] as const;
@@ -188,15 +185,15 @@ export class TrainingLabTrigger implements INodeType {
 					delete stored.webhookId;
 					delete stored.webhookSecret;
 				}
-				const body = {
+				const body: Schemas['WebhookCreate'] = {
 					url: ownUrl.call(this),
 					event_types: selectedEvents.call(this),
 					description: `n8n workflow "${this.getWorkflow().name ?? this.getWorkflow().id}"`,
 				};
 				const path = apiPath`/orgs/${org}/webhooks`;
-				let created: Endpoint;
+				let created: Json<'WebhookCreated'>;
 				try {
-					created = (await requestEndpoint.call(this, 'POST', path, { body })).body;
+					created = (await createEndpoint.call(this, 'POST', path, { body })).body;
 				} catch (error) {
 					if ((error as NodeApiError).context?.apiCode !== 'url_taken')
 						throw nodeErrorOf(this, error);
@@ -204,7 +201,7 @@ export class TrainingLabTrigger implements INodeType {
 						(endpoint) => endpoint.url === body.url,
 					);
 					if (stale) await deleteEndpoint.call(this, org, stale.id);
-					created = (await requestEndpoint.call(this, 'POST', path, { body })).body;
+					created = (await createEndpoint.call(this, 'POST', path, { body })).body;
 				}
 				stored.webhookId = created.id;
 				stored.webhookSecret = created.secret;
@@ -253,7 +250,7 @@ export class TrainingLabTrigger implements INodeType {
 		}
 
 		const event = this.getBodyData();
-		if (!selectedEvents.call(this).includes(event.type as string)) {
+		if (!selectedEvents.call(this).includes(event.type as EventType)) {
 			response.status(200).json({ received: true, ignored: true });
 			return { noWebhookResponse: true };
 		}
@@ -293,8 +290,8 @@ function giveUpAfterMs(this: IWebhookFunctions): number {
 	return (this.getNodeParameter('giveUpAfterMinutes', DEFAULT_GIVE_UP_MINUTES) as number) * 60_000;
 }
 
-function selectedEvents(this: IHookFunctions | IWebhookFunctions): string[] {
-	return this.getNodeParameter('events', []) as string[];
+function selectedEvents(this: IHookFunctions | IWebhookFunctions): EventType[] {
+	return this.getNodeParameter('events', []) as EventType[];
 }
 
 function triggerOptions(this: IHookFunctions | IWebhookFunctions): TriggerOptions {
@@ -308,8 +305,9 @@ function triggerOptions(this: IHookFunctions | IWebhookFunctions): TriggerOption
 async function requestSample(this: IHookFunctions, org: string, webhookId: string): Promise<void> {
 	const [eventType] = selectedEvents.call(this);
 	try {
+		const body: Schemas['WebhookTestRequest'] = { event_type: eventType };
 		await apiRequest.call(this, 'POST', apiPath`/orgs/${org}/webhooks/${webhookId}/test`, {
-			body: { event_type: eventType },
+			body,
 		});
 	} catch (error) {
 		this.logger.warn(
@@ -333,10 +331,7 @@ async function deleteEndpoint(this: IHookFunctions, org: string, id: string): Pr
 }
 
 async function listEndpoints(this: IHookFunctions, org: string): Promise<Endpoint[]> {
-	return (await apiRequestAllItems.call(
-		this,
-		apiPath`/orgs/${org}/webhooks`,
-	)) as unknown as Endpoint[];
+	return await listAllEndpoints.call(this, apiPath`/orgs/${org}/webhooks`);
 }
 
 function sameSet(a: string[], b: string[]): boolean {

@@ -1,7 +1,8 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
+import type { EventType } from '../shared/api';
 import { EVENT_TYPE_OPTIONS } from '../shared/events';
 
-const FIRST = [
+const FIRST: Array<INodePropertyOptions & { value: EventType }> = [
 	{
 		name: 'Member Removed',
 		value: 'member.removed',

@@ -1,27 +1,33 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
+import type { EventType } from './api';
+
+/** What the editor calls each event type: every type the API's schema has, none other. */
+const EVENT_NAMES: Record<EventType, string> = {
+	'api_key.created': 'API Key Created',
+	'api_key.revoked': 'API Key Revoked',
+	'lab.created': 'Lab Created',
+	'lab_version.created': 'Lab Version Created',
+	'lab_version.published': 'Lab Version Published',
+	'member.added': 'Member Added',
+	'member.removed': 'Member Removed',
+	'member.role_changed': 'Member Role Changed',
+	'org.closed': 'Organization Closed',
+	'participant.joined': 'Participant Joined',
+	'session.created': 'Session Created',
+	'session.deleted': 'Session Deleted',
+	'session.ended': 'Session Ended',
+	'session.join_code_rotated': 'Session Join Code Rotated',
+	'session.started': 'Session Started',
+	'webhook.created': 'Webhook Created',
+	'webhook.deleted': 'Webhook Deleted',
+	'webhook.deliveries_recovered': 'Webhook Deliveries Recovered',
+	'webhook.delivery_resent': 'Webhook Delivery Resent',
+	'webhook.disabled': 'Webhook Disabled',
+	'webhook.test_sent': 'Webhook Test Event Sent',
+	'webhook.updated': 'Webhook Updated',
+};
 
 /** Every event type the Training Lab API emits, alphabetized by name. */
-export const EVENT_TYPE_OPTIONS: INodePropertyOptions[] = [
-	{ name: 'API Key Created', value: 'api_key.created' },
-	{ name: 'API Key Revoked', value: 'api_key.revoked' },
-	{ name: 'Lab Created', value: 'lab.created' },
-	{ name: 'Lab Version Created', value: 'lab_version.created' },
-	{ name: 'Lab Version Published', value: 'lab_version.published' },
-	{ name: 'Member Added', value: 'member.added' },
-	{ name: 'Member Removed', value: 'member.removed' },
-	{ name: 'Member Role Changed', value: 'member.role_changed' },
-	{ name: 'Organization Closed', value: 'org.closed' },
-	{ name: 'Participant Joined', value: 'participant.joined' },
-	{ name: 'Session Created', value: 'session.created' },
-	{ name: 'Session Deleted', value: 'session.deleted' },
-	{ name: 'Session Ended', value: 'session.ended' },
-	{ name: 'Session Join Code Rotated', value: 'session.join_code_rotated' },
-	{ name: 'Session Started', value: 'session.started' },
-	{ name: 'Webhook Created', value: 'webhook.created' },
-	{ name: 'Webhook Deleted', value: 'webhook.deleted' },
-	{ name: 'Webhook Deliveries Recovered', value: 'webhook.deliveries_recovered' },
-	{ name: 'Webhook Delivery Resent', value: 'webhook.delivery_resent' },
-	{ name: 'Webhook Disabled', value: 'webhook.disabled' },
-	{ name: 'Webhook Test Event Sent', value: 'webhook.test_sent' },
-	{ name: 'Webhook Updated', value: 'webhook.updated' },
-];
+export const EVENT_TYPE_OPTIONS: INodePropertyOptions[] = Object.entries(EVENT_NAMES)
+	.map(([value, name]) => ({ name, value }))
+	.sort((a, b) => a.name.localeCompare(b.name));

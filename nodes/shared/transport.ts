@@ -11,6 +11,7 @@ import type {
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import type { Schemas } from './api';
 
 const CREDENTIAL_TYPE = 'trainingLabApi';
 
@@ -167,14 +168,15 @@ async function rateLimitPause(context: Context): Promise<void> {
 }
 
 /** Follows `Link: rel="next"` until `limit` items (or all of them) are collected. */
-export async function apiRequestAllItems(
+export async function apiRequestAllItems<T extends IDataObject = IDataObject>(
 	this: Context,
 	path: string,
 	options: RequestOptions & { limit?: number } = {},
-): Promise<IDataObject[]> {
-	const items: IDataObject[] = [];
+): Promise<T[]> {
+	const items: T[] = [];
 	const pageSize = Math.min(options.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
-	for await (const page of apiRequestPages.call(this, path, pageSize, options)) {
+	const pages = apiRequestPages<T>;
+	for await (const page of pages.call(this, path, pageSize, options)) {
 		items.push(...page);
 		if (options.limit !== undefined && items.length >= options.limit) break;
 	}
@@ -232,15 +234,15 @@ export function apiPath(strings: TemplateStringsArray, ...values: string[]): str
 
 /** A request whose answer is a JSON object, the usual case; `apiRequestAs<T>` for any other shape. */
 export const apiRequest = apiRequestAs<IDataObject>;
-const requestPrincipal = apiRequestAs<{ org: { id: string }; role: string }>;
+const requestPrincipal = apiRequestAs<Schemas['Principal']>;
 
-/** The organisation of the credential's key (`GET /me`); `itemIndex` names the item in its errors. */
+/** The organization of the credential's key (`GET /me`); `itemIndex` names the item in its errors. */
 export async function fetchOrgId(this: Context, itemIndex?: number): Promise<string> {
 	return (await requestPrincipal.call(this, 'GET', '/me', { itemIndex })).body.org.id;
 }
 
 /**
- * The organisation of the credential's key, which must act as admin: `needs` names what the
+ * The organization of the credential's key, which must act as admin: `needs` names what the
  * trigger does with it ("The activity log"), so the error says why a trainer key is refused.
  */
 export async function fetchAdminOrgId(
@@ -294,15 +296,8 @@ function apiError(
 	response: IN8nHttpFullResponse,
 	itemIndex: number | undefined,
 ): NodeApiError {
-	const envelope = (
-		response.body as {
-			error?: {
-				code?: string;
-				message?: string;
-				details?: Array<{ path: string; message: string }>;
-			};
-		}
-	)?.error;
+	// Any 4xx or 5xx of the API carries the error envelope; a proxy in between may answer otherwise.
+	const envelope = (response.body as Partial<Schemas['Error']> | undefined)?.error;
 	const details = envelope?.details
 		?.map((detail) => `${detail.path || '(body)'}: ${detail.message}`)
 		.join('; ');

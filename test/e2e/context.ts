@@ -23,14 +23,14 @@ export interface Topology {
 	queue: boolean;
 }
 
-/** An organisation of the suite's API server: its admin's key and a client acting with it. */
+/** An organization of the suite's API server: its admin's key and a client acting with it. */
 export interface Org {
 	org: { id: string };
 	api_key: string;
 	client: ApiClient;
 }
 
-/** A delivery to one of an organisation's endpoints, as the API server's database holds it. */
+/** A delivery to one of an organization's endpoints, as the API server's database holds it. */
 export interface Delivery {
 	event_id: string;
 	status: string;
@@ -74,7 +74,7 @@ export class E2e {
 	}
 
 	/**
-	 * The organisation `name` ("E2E <name>", admin `<name in kebab-case>@e2e.test`), made by the
+	 * The organization `name` ("E2E <name>", admin `<name in kebab-case>@e2e.test`), made by the
 	 * bootstrap command the first time a scenario asks for it.
 	 */
 	org(name: string): Org {
@@ -92,7 +92,7 @@ export class E2e {
 		return (await this.client.createCredential(name, 'trainingLabApi', { baseUrl, apiKey })).id;
 	}
 
-	/** A Training Lab credential for the organisation `org`, named after it. */
+	/** A Training Lab credential for the organization `org`, named after it. */
 	async credentialOf(org: string, baseUrl = this.api.url): Promise<string> {
 		return this.credential(`Training Lab ${org}`, baseUrl, this.org(org).api_key);
 	}
@@ -163,7 +163,7 @@ export class E2e {
 		await this.client.api('POST', `/workflows/${workflowId}/deactivate`);
 	}
 
-	/** Deactivates a trigger workflow and waits until the organisation has no endpoint left. */
+	/** Deactivates a trigger workflow and waits until the organization has no endpoint left. */
 	async deactivateTrigger(workflowId: string, org: string): Promise<void> {
 		await this.deactivate(workflowId);
 		await eventually(
@@ -283,7 +283,7 @@ export class E2e {
 		return (await client.get(`/orgs/${of.id}/webhooks`)).body;
 	}
 
-	/** The organisation's deliveries, read from the API server's database (a closed org cannot ask). */
+	/** The organization's deliveries, read from the API server's database (a closed org cannot ask). */
 	deliveriesOf(org: string): Delivery[] {
 		const db = new Database(this.databasePath, { readonly: true });
 		try {
@@ -300,7 +300,7 @@ export class E2e {
 	}
 
 	/**
-	 * Waits until every delivery to the organisation's endpoints is final and succeeded: with nothing
+	 * Waits until every delivery to the organization's endpoints is final and succeeded: with nothing
 	 * pending or to be retried, no further execution can be started by them.
 	 */
 	async deliveriesSettled(org: string, timeoutMs = 60_000): Promise<Delivery[]> {
@@ -321,7 +321,7 @@ export class E2e {
 		);
 	}
 
-	/** Adds `count` trainers to the organisation `org`, one after another. */
+	/** Adds `count` trainers to the organization `org`, one after another. */
 	async addTrainers(org: string, count: number): Promise<Array<{ user_id: string }>> {
 		const { client, org: of } = this.org(org);
 		const members = [];
@@ -340,7 +340,7 @@ export class E2e {
 
 	/**
 	 * An active copy of examples/react-to-member-removal.json on its own webhook path, for the
-	 * organisation `org`, which ends by posting each notice to the `notices` receiver (`noticesSent`);
+	 * organization `org`, which ends by posting each notice to the `notices` receiver (`noticesSent`);
 	 * `adjust` changes the example first. Returns the workflow's id.
 	 */
 	async memberRemovalTrigger(org: string, adjust?: (workflow: any) => void): Promise<string> {

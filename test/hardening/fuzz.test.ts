@@ -178,10 +178,10 @@ const requestArbitrary = fc.constantFrom(...ROUTES).chain((route) =>
 			),
 		),
 		body: bodyFor(route),
-		// No valid admin key on closing the organisation: it would end the run for every later case.
+		// No valid admin key on closing the organization: it would end the run for every later case.
 		key: fc.oneof(
 			{
-				weight: route.operationId === 'closeOrganisation' ? 0 : 5,
+				weight: route.operationId === 'closeOrganization' ? 0 : 5,
 				arbitrary: fc.constant('admin'),
 			},
 			{ weight: 4, arbitrary: fc.constant('trainer') },

@@ -10,7 +10,8 @@ import {
 import { TrainingLabActivityTrigger } from '../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node';
 import { serverWithOrg, type TestOrg } from '../support/fixtures';
 import type { TestServer } from '../support/test-server';
-import { credentialsHelper, onlyNodeType, PACKAGE } from '../support/n8n';
+import { credentialsHelper, onlyNodeType } from '../support/n8n';
+import { PACKAGE_NAME } from '../../tooling/root';
 
 const trigger = new TrainingLabActivityTrigger();
 
@@ -34,7 +35,7 @@ class Poller {
 		const node: INode = {
 			id: '4b7c9d2e-2a31-4f5e-9c0d-7e8f9a0b1c2d',
 			name: 'Training Lab Activity Trigger',
-			type: `${PACKAGE}.trainingLabActivityTrigger`,
+			type: `${PACKAGE_NAME}.trainingLabActivityTrigger`,
 			typeVersion: 1,
 			position: [0, 0],
 			parameters: this.#parameters,
@@ -80,7 +81,7 @@ const createLabs = (count: number, prefix: string) => {
 	for (let i = 0; i < count; i++)
 		server.services.labs.create(adminActor(), { name: `${prefix} ${i}`, tier: 'vm' });
 };
-/** The organisation's events, oldest first, straight from the database. */
+/** The organization's events, oldest first, straight from the database. */
 const eventsInLog = (): Array<{ id: string; type: string }> =>
 	server.db
 		.prepare('SELECT id, type FROM events WHERE org_id = ? ORDER BY seq')

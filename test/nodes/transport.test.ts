@@ -60,7 +60,7 @@ describe('paging', () => {
 	});
 });
 
-describe('the organisation', () => {
+describe('the organization', () => {
 	it('is fetched with GET /me once per execution, whatever the number of items', async () => {
 		const result = await runTrainingLab(
 			{

@@ -156,7 +156,7 @@ describe('Training Lab Trigger activated with a trainer key', () => {
 	});
 });
 
-describe('Training Lab Trigger activated in an organisation with the most webhook endpoints it may have', () => {
+describe('Training Lab Trigger activated in an organization with the most webhook endpoints it may have', () => {
 	it("fails activation with the API's message and code, and keeps nothing", async () => {
 		for (let n = 1; n <= 20; n++)
 			await org.admin.post(`/orgs/${org.id}/webhooks`, {
@@ -554,7 +554,7 @@ describe('Training Lab Trigger and test events', () => {
 				test: true,
 			},
 		]);
-		// n8n stops listening after that event: the test endpoint goes, and nothing of the organisation changed.
+		// n8n stops listening after that event: the test endpoint goes, and nothing of the organization changed.
 		expect(await harness.deactivate()).toBe(true);
 		expect(await endpoints()).toEqual([]);
 		expect((await org.admin.get('/me')).status).toBe(200);

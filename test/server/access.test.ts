@@ -87,13 +87,13 @@ describe('role matrix', () => {
 	});
 });
 
-describe('organisation isolation', () => {
+describe('organization isolation', () => {
 	const routesWithIds = ROUTES.filter(hasPathIds).map(
 		(route) => [describeRoute(route), route] as const,
 	);
 
 	it.each(routesWithIds)(
-		"%s with another organisation's ids is 404 for admin and trainer keys, and changes nothing",
+		"%s with another organization's ids is 404 for admin and trainer keys, and changes nothing",
 		async (_name, route) => {
 			const before = server.db
 				.prepare('SELECT count(*) AS events FROM events WHERE org_id = ?')
@@ -114,7 +114,7 @@ describe('organisation isolation', () => {
 		},
 	);
 
-	/** The ids of an organisation, with an endpoint that has a delivery, so that every list has items. */
+	/** The ids of an organization, with an endpoint that has a delivery, so that every list has items. */
 	async function idsWithDelivery(org: TestOrg, ids: OrgResources): Promise<OrgResources> {
 		const hook = await org.admin.post(`/orgs/${org.id}/webhooks`, {
 			url: `https://93.184.215.14/${org.id}`,
@@ -124,11 +124,11 @@ describe('organisation isolation', () => {
 		return { ...ids, webhookId: hook.body.id };
 	}
 
-	it('lists show nothing of another organisation', async () => {
+	it('lists show nothing of another organization', async () => {
 		const mineIds = await idsWithDelivery(mine, await resourcesOf(mine));
 		const theirListIds = await idsWithDelivery(theirs, theirIds);
 		for (const route of ROUTES.filter((r) => r.success.list)) {
-			// The same list, read by the other organisation itself, shows its items: those must never appear in ours.
+			// The same list, read by the other organization itself, shows its items: those must never appear in ours.
 			const theirList = await theirs.admin.get(`${pathFor(route, theirListIds)}?limit=200`);
 			const theirItemIds = (theirList.body as Array<Record<string, string>>).map(
 				(item) => item.id ?? item.user_id,
@@ -145,7 +145,7 @@ describe('organisation isolation', () => {
 		}
 	});
 
-	it('a join code of another organisation is unknown', async () => {
+	it('a join code of another organization is unknown', async () => {
 		const code = (await theirs.admin.post(`/sessions/${theirIds.sessionId}/join-code`)).body
 			.join_code;
 		const response = await mine.trainer.post('/join', {
@@ -156,7 +156,7 @@ describe('organisation isolation', () => {
 		expect(response.status).toBe(404);
 	});
 
-	it("a session cannot be created from another organisation's lab version", async () => {
+	it("a session cannot be created from another organization's lab version", async () => {
 		const response = await mine.admin.post('/sessions', {
 			title: 'Borrowed',
 			lab_version_id: theirs.publishedVersionId,

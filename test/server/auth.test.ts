@@ -16,7 +16,7 @@ function expectUnauthorized(response: { status: number; headers: Headers; body: 
 }
 
 describe('authentication', () => {
-	it('GET /me returns the user, organisation and role of the key', async () => {
+	it('GET /me returns the user, organization and role of the key', async () => {
 		const response = await org.admin.get('/me');
 		expect(response.status).toBe(200);
 		expect(response.body).toEqual({

@@ -23,7 +23,7 @@ const count = (table: string) => {
 };
 
 describe('npm run bootstrap', () => {
-	it('creates the organisation, its first admin and an admin key, printed as one JSON line', () => {
+	it('creates the organization, its first admin and an admin key, printed as one JSON line', () => {
 		const result = npmRun(
 			'bootstrap',
 			['--org', 'Acme Training', '--email', 'Ada@Acme.test', '--name', 'Ada Admin'],

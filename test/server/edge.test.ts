@@ -325,7 +325,7 @@ describe('cursors', () => {
 		return new URL(/^<([^>]+)>/.exec(link)![1]).searchParams.get('cursor')!;
 	}
 
-	it('reveal nothing: the same position seals differently each time, every cursor has the same length, and another organisation’s activity does not show', async () => {
+	it('reveal nothing: the same position seals differently each time, every cursor has the same length, and another organization’s activity does not show', async () => {
 		for (let i = 0; i < 2; i++)
 			await org.admin.post('/sessions', {
 				title: `Paged ${i}`,
@@ -351,7 +351,7 @@ describe('cursors', () => {
 		expect(await next(again)).toEqual(await next(first));
 	});
 
-	it('open only on the list and for the organisation that received them', async () => {
+	it('open only on the list and for the organization that received them', async () => {
 		const cursor = await firstCursor();
 		const other = await createOrg(server);
 		for (let i = 0; i < 2; i++)

@@ -233,7 +233,7 @@ describe('activity log', () => {
 		seen.add('webhook.disabled');
 		realData.set('webhook.disabled', disabled.data);
 
-		// Closing ends an organisation's access, so its org.closed event is read from the database.
+		// Closing ends an organization's access, so its org.closed event is read from the database.
 		const closing = await createOrg(server);
 		expect((await closing.admin.post(`/orgs/${closing.id}/close`)).status).toBe(200);
 		const closed = server.db

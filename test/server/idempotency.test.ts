@@ -56,7 +56,7 @@ describe('Idempotency-Key', () => {
 		expect(sessionCount()).toBe(before + 1);
 	});
 
-	it('scopes keys by organisation and by route', async () => {
+	it('scopes keys by organization and by route', async () => {
 		const other = await createOrg(server);
 		const mine = await org.trainer.post('/sessions', sessionInput(org), withKey('shared'));
 		const theirs = await other.trainer.post('/sessions', sessionInput(other), withKey('shared'));

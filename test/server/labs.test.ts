@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 describe('labs', () => {
-	it('lists the labs of the organisation to every role', async () => {
+	it('lists the labs of the organization to every role', async () => {
 		for (const client of [org.admin, org.trainer]) {
 			const response = await client.get('/labs');
 			expect(response.status).toBe(200);
@@ -22,7 +22,7 @@ describe('labs', () => {
 		}
 	});
 
-	it('creates a lab and refuses a name taken in the organisation, in any letter case', async () => {
+	it('creates a lab and refuses a name taken in the organization, in any letter case', async () => {
 		const created = await org.admin.post('/labs', {
 			name: 'Container Security',
 			tier: 'container',
@@ -39,7 +39,7 @@ describe('labs', () => {
 		expect(taken.body.error.code).toBe('name_taken');
 	});
 
-	it('allows the same lab name in another organisation', async () => {
+	it('allows the same lab name in another organization', async () => {
 		const other = await createOrg(server);
 		expect(
 			(await other.admin.post('/labs', { name: 'Container Security', tier: 'container' })).status,
@@ -103,7 +103,7 @@ describe('lab versions', () => {
 		expect(session.status).toBe(201);
 	});
 
-	it('answers 404 for a version under another lab of the organisation and for an unknown lab', async () => {
+	it('answers 404 for a version under another lab of the organization and for an unknown lab', async () => {
 		const otherLab = (await org.admin.get('/labs')).body[1];
 		expect(
 			(await org.admin.post(`/labs/${otherLab.id}/versions/${org.draftVersionId}/publish`)).status,

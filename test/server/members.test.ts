@@ -181,8 +181,8 @@ describe('removing a member', () => {
 	});
 });
 
-describe('closing the organisation', () => {
-	it('returns the closed organisation, emits org.closed and makes every key of it fail', async () => {
+describe('closing the organization', () => {
+	it('returns the closed organization, emits org.closed and makes every key of it fail', async () => {
 		const org = await createOrg(server);
 		const response = await org.admin.post(`/orgs/${org.id}/close`);
 		expect(response.status).toBe(200);

@@ -103,7 +103,7 @@ describe('webhook delivery', () => {
 		expect(() => verifier.verify(delivery.body, stale)).toThrow();
 	});
 
-	it("delivers org.closed although the organisation's keys stop working", async () => {
+	it("delivers org.closed although the organization's keys stop working", async () => {
 		const hook = await subscribe(['org.closed']);
 		const closed = (await org.admin.post(`/orgs/${org.id}/close`)).body;
 		expect((await org.admin.get('/me')).status).toBe(401);
@@ -288,7 +288,7 @@ describe('webhook delivery', () => {
 		);
 	});
 
-	it('sends a delivery to every subscribed endpoint of the organisation, and none of another', async () => {
+	it('sends a delivery to every subscribed endpoint of the organization, and none of another', async () => {
 		const first = await subscribe(['lab.created']);
 		const second = await subscribe(['lab.created']);
 		const other = await createOrg(server);

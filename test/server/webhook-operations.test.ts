@@ -56,8 +56,8 @@ const verified = (hook: Endpoint, delivery: ReceivedDelivery) =>
 const eventTypesInLog = async () =>
 	(await org.admin.get(`/orgs/${org.id}/events?limit=200`)).body.map((e: any) => e.type);
 
-/** Everything of the organisation a test event must leave as it was. */
-async function organisation() {
+/** Everything of the organization a test event must leave as it was. */
+async function organization() {
 	const read = async (path: string) => (await org.admin.getAll(path)).items;
 	return {
 		members: await read(`/orgs/${org.id}/members`),
@@ -94,7 +94,7 @@ describe('a test event', () => {
 	it('is a signed sample of the type, marked as a test in its body and the deliveries list, sent to that endpoint only, and changes nothing', async () => {
 		const hook = await subscribe(['member.removed', 'org.closed']);
 		const bystander = await subscribe(['member.removed']);
-		const before = await organisation();
+		const before = await organization();
 
 		const response = await org.admin.post(`${hook.base}/test`, { event_type: 'member.removed' });
 		expect(response.status).toBe(202);
@@ -126,7 +126,7 @@ describe('a test event', () => {
 
 		await server.webhooksIdle();
 		expect(receiver.at(bystander.path)).toEqual([]);
-		expect(await organisation()).toEqual(before);
+		expect(await organization()).toEqual(before);
 		const log = (await org.admin.get(`/orgs/${org.id}/events?limit=200`)).body;
 		expect(log.map((event: { id: string }) => event.id)).not.toContain(body.id);
 		expect(log[0]).toMatchObject({

@@ -43,7 +43,7 @@ describe('webhook endpoints (strict URL policy)', () => {
 		]);
 	});
 
-	it('refuses the same URL twice in the organisation with 409 url_taken', async () => {
+	it('refuses the same URL twice in the organization with 409 url_taken', async () => {
 		const response = await create({ url: 'https://93.184.215.14/hooks' });
 		expect(response.status).toBe(409);
 		expect(response.body.error.code).toBe('url_taken');
@@ -150,7 +150,7 @@ describe('webhook endpoints with WEBHOOK_ALLOW_INSECURE_URLS=true', () => {
 	});
 });
 
-describe('the number of webhook endpoints of an organisation', () => {
+describe('the number of webhook endpoints of an organization', () => {
 	it('is at most 20: one more gets 409 webhook_limit_reached and is not created; deleting one makes room', async () => {
 		const server = await startTestServer({ WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
 		try {
@@ -173,7 +173,7 @@ describe('the number of webhook endpoints of an organisation', () => {
 				},
 			});
 			expect((await org.admin.get(`/orgs/${org.id}/webhooks`)).body).toHaveLength(20);
-			// Another organisation is not held back by this one's endpoints.
+			// Another organization is not held back by this one's endpoints.
 			const other = await createOrg(server);
 			expect(
 				(

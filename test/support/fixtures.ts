@@ -18,7 +18,7 @@ export interface TestOrg {
 }
 
 /**
- * An organisation as `bootstrap --demo` makes it, plus an API key for one of its trainers.
+ * An organization as `bootstrap --demo` makes it, plus an API key for one of its trainers.
  * Set up through the domain services (the same code the bootstrap command runs); tests then use HTTP only.
  */
 export async function createOrg(
@@ -72,7 +72,7 @@ export function sessionInput(org: TestOrg, overrides: Record<string, unknown> = 
 	};
 }
 
-/** The usual start of a suite: the real server (with `env`) and one organisation on it. */
+/** The usual start of a suite: the real server (with `env`) and one organization on it. */
 export async function serverWithOrg(
 	env: Record<string, string> = {},
 	orgName?: string,

@@ -23,7 +23,7 @@ export const createSessionParameters = (
 	...(extra as INodeParameters),
 });
 
-/** Runs the node with the admin (or given) key of the organisation and fails the test on an execution error. */
+/** Runs the node with the admin (or given) key of the organization and fails the test on an execution error. */
 export function nodeRunner(server: () => TestServer, org: () => TestOrg) {
 	return async (
 		parameters: INodeParameters,

@@ -7,7 +7,7 @@ import type { TestOrg } from './fixtures.ts';
 export { ROUTES };
 export type { AnyRoute };
 
-/** Real ids of an organisation's resources, one per path parameter name. */
+/** Real ids of an organization's resources, one per path parameter name. */
 export interface OrgResources {
 	orgId: string;
 	userId: string;
@@ -33,7 +33,7 @@ export async function resourcesOf(org: TestOrg): Promise<OrgResources> {
 			role: 'trainer',
 		})
 	).body;
-	// One endpoint is enough to point ids at, and an organisation may have at most 20.
+	// One endpoint is enough to point ids at, and an organization may have at most 20.
 	const [existing] = (await org.admin.get(`/orgs/${org.id}/webhooks?limit=1`)).body;
 	const webhook =
 		existing ??
@@ -43,7 +43,7 @@ export async function resourcesOf(org: TestOrg): Promise<OrgResources> {
 				event_types: ['org.closed'],
 			})
 		).body;
-	// A test event: a delivery of the endpoint that changes nothing else in the organisation.
+	// A test event: a delivery of the endpoint that changes nothing else in the organization.
 	const delivery = (
 		await org.admin.post(`/orgs/${org.id}/webhooks/${webhook.id}/test`, {
 			event_type: 'org.closed',

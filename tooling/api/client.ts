@@ -1,3 +1,5 @@
+import type { Lab, LabVersion } from '../../server/src/schemas/labs.ts';
+
 export interface ApiResponse<T = any> {
 	status: number;
 	headers: Headers;
@@ -88,17 +90,14 @@ export function nextLink(headers: Headers): string | null {
 }
 
 /**
- * The first lab of an organisation made with `--demo` and its versions: version 1 published,
+ * The first lab of an organization made with `--demo` and its versions: version 1 published,
  * version 2 a draft.
  */
 export async function demoVersionsOf(
 	api: ApiClient,
 ): Promise<{ labId: string; published: string; draft: string }> {
-	const labId = ((await api.get('/labs')).body as Array<{ id: string }>)[0].id;
-	const versions = (await api.get(`/labs/${labId}/versions`)).body as Array<{
-		id: string;
-		status: string;
-	}>;
+	const labId = (await api.get<Lab[]>('/labs')).body[0].id;
+	const versions = (await api.get<LabVersion[]>(`/labs/${labId}/versions`)).body;
 	return {
 		labId,
 		published: versions.find((version) => version.status === 'published')!.id,

@@ -12,7 +12,7 @@ export interface N8nInstall {
 }
 
 /**
- * A pinned n8n, installed once per lockfile into the cache (scripts/install-n8n.mjs, which `.ci/run`
+ * A pinned n8n, installed once per lockfile into the cache (tooling/commands/install-n8n.mjs, which `.ci/run`
  * also runs ahead of the suites) and reused while the lockfile is unchanged.
  */
 export function ensureN8n(pin: N8nPin = '2.x'): N8nInstall {

@@ -1,22 +1,23 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { Schemas } from '../../shared/api';
 import { apiPath, apiRequestAllItems } from '../../shared/transport';
 import { matches } from './matches';
+
+const listLabs = apiRequestAllItems<Schemas['Lab']>;
+const listVersions = apiRequestAllItems<Schemas['LabVersion']>;
 
 /** Published versions of every lab, shown with the lab's name: what a session can be created on. */
 export async function searchPublishedLabVersions(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<INodeListSearchResult> {
-	const labs = await apiRequestAllItems.call(this, '/labs');
+	const labs = await listLabs.call(this, '/labs');
 	const results: INodeListSearchResult['results'] = [];
 	for (const lab of labs) {
-		const versions = await apiRequestAllItems.call(
-			this,
-			apiPath`/labs/${lab.id as string}/versions`,
-		);
+		const versions = await listVersions.call(this, apiPath`/labs/${lab.id}/versions`);
 		for (const version of versions.filter((v) => v.status === 'published')) {
 			const name = `${lab.name} — v${version.version}`;
-			if (matches(filter, name)) results.push({ name, value: version.id as string });
+			if (matches(filter, name)) results.push({ name, value: version.id });
 		}
 	}
 	return { results };
@@ -30,13 +31,10 @@ export async function searchDraftLabVersions(
 	const lab = this.getCurrentNodeParameter('lab') as { value?: string } | string | undefined;
 	const labId = typeof lab === 'object' ? lab?.value : lab;
 	if (!labId) return { results: [] };
-	const versions: IDataObject[] = await apiRequestAllItems.call(
-		this,
-		apiPath`/labs/${labId}/versions`,
-	);
+	const versions = await listVersions.call(this, apiPath`/labs/${labId}/versions`);
 	return {
 		results: versions
 			.filter((version) => version.status === 'draft' && matches(filter, `v${version.version}`))
-			.map((version) => ({ name: `v${version.version} (draft)`, value: version.id as string })),
+			.map((version) => ({ name: `v${version.version} (draft)`, value: version.id })),
 	};
 }

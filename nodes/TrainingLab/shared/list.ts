@@ -2,14 +2,15 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiRequestAllItems } from '../../shared/transport';
 
 /** Fetches a list honouring the operation's Return All (not offered to AI tools) / Limit parameters. */
-export async function getList(
+export async function getList<T extends IDataObject = IDataObject>(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	path: string,
-): Promise<IDataObject[]> {
+): Promise<T[]> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
-	return await apiRequestAllItems.call(this, path, { limit, itemIndex });
+	const listAll = apiRequestAllItems<T>;
+	return await listAll.call(this, path, { limit, itemIndex });
 }
 
 export function locatorValue(this: IExecuteFunctions, name: string, itemIndex: number): string {

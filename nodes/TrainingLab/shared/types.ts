@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 export interface ExecutionContext {
-	/** The organisation of the credential's key, from `GET /me`, fetched once per execution of the node. */
+	/** The organization of the credential's key, from `GET /me`, fetched once per execution of the node. */
 	orgId(itemIndex: number): Promise<string>;
 }
 

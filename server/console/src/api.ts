@@ -1,13 +1,9 @@
 // Every request the console makes goes through here: to /api/v1 on this origin, with the signed-in
 // key as a Bearer token. The API decides everything (roles, validation, limits); the console shows
 // its answers, and an error as the API's own code and message.
+import type { ErrorDetail, ErrorEnvelope } from './types.ts';
 
 export const API_BASE = '/api/v1';
-
-export interface ErrorDetail {
-	path: string;
-	message: string;
-}
 
 /** An answer of the API other than 2xx, or no answer at all (status 0). */
 export class ApiError extends Error {
@@ -41,7 +37,7 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export class Api {
 	readonly #key: string;
-	/** Called when the API refuses the key (revoked, member removed, organisation closed). */
+	/** Called when the API refuses the key (revoked, member removed, organization closed). */
 	readonly #onUnauthorized: (error: ApiError) => void;
 
 	constructor(key: string, onUnauthorized: (error: ApiError) => void) {
@@ -105,9 +101,7 @@ export class Api {
 async function errorOf(response: Response): Promise<ApiError> {
 	const retryAfter = Number(response.headers.get('retry-after'));
 	try {
-		const { error } = (await response.json()) as {
-			error: { code: string; message: string; details?: ErrorDetail[] };
-		};
+		const { error } = (await response.json()) as ErrorEnvelope;
 		return new ApiError(
 			response.status,
 			error.code,

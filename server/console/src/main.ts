@@ -4,7 +4,8 @@
 import { Api, ApiError } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
 import { forgetKey, readKey, storeKey } from './key-store.ts';
-import { ROUTES, match, type ViewContext } from './routes.ts';
+import { ROUTES, match } from './routes.ts';
+import type { ViewContext } from './views/context.ts';
 import { announce, errorBox } from './ui.ts';
 import type { Me } from './types.ts';
 
@@ -55,7 +56,7 @@ function showSignIn(refusal?: ApiError): void {
 		'form',
 		{ class: 'card sign-in', 'aria-labelledby': 'sign-in-title' },
 		h('h1', { id: 'sign-in-title', tabindex: '-1' }, 'Training Lab console'),
-		h('p', {}, 'Sign in with an API key of your organisation. You act with its role.'),
+		h('p', {}, 'Sign in with an API key of your organization. You act with its role.'),
 		h(
 			'p',
 			{ class: 'field' },

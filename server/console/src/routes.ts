@@ -1,27 +1,13 @@
-import type { Api } from './api.ts';
-import type { Me } from './types.ts';
+import type { ViewContext } from './views/context.ts';
 import { activityPage } from './views/activity.ts';
 import { apiKeysPage } from './views/api-keys.ts';
 import { deliveriesPage } from './views/deliveries.ts';
 import { labPage, labsPage } from './views/labs.ts';
 import { membersPage } from './views/members.ts';
-import { organisationPage } from './views/organisation.ts';
+import { organizationPage } from './views/organization.ts';
 import { overviewPage } from './views/overview.ts';
 import { sessionPage, sessionsPage } from './views/sessions.ts';
 import { webhooksPage } from './views/webhooks.ts';
-
-/** What a page gets: the API as the signed-in key, who that is, and the page's lifetime. */
-export interface ViewContext {
-	api: Api;
-	me: Me;
-	/** The `:name` parts of the route, e.g. `{ id }` for `/sessions/:id`. */
-	params: Record<string, string>;
-	/** False once the person went to another page: work for this one should stop. */
-	isCurrent(): boolean;
-	/** Runs `task` every `ms` while this page is shown and the tab is visible (live updates). */
-	every(ms: number, task: () => void): void;
-	setTitle(title: string): void;
-}
 
 export interface Route {
 	path: string;
@@ -50,11 +36,11 @@ export const ROUTES: Route[] = [
 	},
 	{ path: '/activity', title: 'Activity', section: 'activity', nav: true, view: activityPage },
 	{
-		path: '/organisation',
-		title: 'Organisation',
-		section: 'organisation',
+		path: '/organization',
+		title: 'Organization',
+		section: 'organization',
 		nav: true,
-		view: organisationPage,
+		view: organizationPage,
 	},
 ];
 

@@ -1,95 +1,36 @@
-// The shapes the console reads, as /api/v1/openapi.json describes them (the server's zod schemas are
-// their source; the console is compiled for the browser on its own, so it restates the fields it uses).
+// The API's requests and responses as the console sends and reads them: generated from the server's
+// zod schemas through its OpenAPI document (`npm run api-types`), so that a field renamed in a schema
+// fails the console's type check. Type-only: nothing of this reaches the browser.
+import type { components } from './api.generated';
 
-export type Role = 'admin' | 'trainer';
+type Schemas = components['schemas'];
 
-export interface Me {
-	user: { id: string; email: string; name: string };
-	org: { id: string; name: string; slug: string };
-	role: Role;
-}
-
-export interface Member {
-	user_id: string;
-	email: string;
-	name: string;
-	role: Role;
-}
-
-export interface ActivityEvent {
-	id: string;
-	type: string;
-	actor: string;
-	occurred_at: string;
-	data: Record<string, unknown>;
-}
-
-export type SessionState = 'scheduled' | 'running' | 'ended';
-
-export interface Session {
-	id: string;
-	title: string;
-	state: SessionState;
-	capacity: number;
-	starts_at: string | null;
-	lab_version_id: string;
-	created_at: string;
-	participants?: number;
-}
-
-export interface Lab {
-	id: string;
-	name: string;
-	tier: string;
-}
-
-export interface LabVersion {
-	id: string;
-	version: number;
-	status: 'published' | 'draft';
-	published_at?: string;
-}
-
-export interface ApiKey {
-	id: string;
-	name: string;
-	prefix: string;
-	role: Role;
-	created_at: string;
-	revoked_at: string | null;
-}
-
-export interface Webhook {
-	id: string;
-	url: string;
-	event_types: string[];
-	description?: string;
-	created_at: string;
-	disabled_at: string | null;
-}
-
-export interface DeliveryAttempt {
-	attempt: number;
-	attempted_at: string;
-	duration_ms: number;
-	status_code: number | null;
-	error: string | null;
-}
-
-export interface Delivery {
-	id: string;
-	event_id: string;
-	event_type: string;
-	event_occurred_at: string;
-	/** A sample sent with Send test event. */
-	test: boolean;
-	/** How often a person had it sent again. */
-	resends: number;
-	status: 'pending' | 'succeeded' | 'failed' | 'exhausted';
-	attempts: number;
-	last_status_code: number | null;
-	last_error: string | null;
-	last_attempt_at: string | null;
-	next_attempt_at: string | null;
-	attempt_log: DeliveryAttempt[];
-}
+export type Me = Schemas['Principal'];
+export type Role = Me['role'];
+export type Member = Schemas['Member'];
+export type MemberCreate = Schemas['MemberCreate'];
+export type MemberRoleUpdate = Schemas['MemberRoleUpdate'];
+export type ActivityEvent = Schemas['ActivityEvent'];
+export type Session = Schemas['Session'];
+export type SessionDetail = Schemas['SessionDetail'];
+export type SessionState = Session['state'];
+export type SessionCreate = Schemas['SessionCreate'];
+export type JoinCode = Schemas['JoinCode'];
+export type Lab = Schemas['Lab'];
+export type LabCreate = Schemas['LabCreate'];
+export type LabVersion = Schemas['LabVersion'];
+export type ApiKey = Schemas['ApiKey'];
+export type ApiKeyCreate = Schemas['ApiKeyCreate'];
+export type ApiKeyCreated = Schemas['ApiKeyCreated'];
+export type Webhook = Schemas['Webhook'];
+export type WebhookCreate = Schemas['WebhookCreate'];
+export type EventType = WebhookCreate['event_types'][number];
+export type WebhookCreated = Schemas['WebhookCreated'];
+export type WebhookUpdate = Schemas['WebhookUpdate'];
+export type WebhookTestRequest = Schemas['WebhookTestRequest'];
+export type WebhookRecoverRequest = Schemas['WebhookRecoverRequest'];
+export type WebhookRecovery = Schemas['WebhookRecovery'];
+export type Delivery = Schemas['WebhookDelivery'];
+export type DeliveryAttempt = Delivery['attempt_log'][number];
+export type ErrorEnvelope = Schemas['Error'];
+export type ErrorDetail = NonNullable<ErrorEnvelope['error']['details']>[number];

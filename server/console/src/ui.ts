@@ -1,8 +1,9 @@
-// The console's shared pieces: how an answer of the API is announced, confirmations, a secret shown
+// The console's shared pieces: links, badges, how an answer of the API is announced, confirmations, a secret shown
 // once, and forms whose submission is one intent however often it is sent.
 import { all, ApiError } from './api.ts';
-import type { ViewContext } from './routes.ts';
-import { h, randomId, replaceChildren, type Child } from './dom.ts';
+import type { ViewContext } from './views/context.ts';
+import { h, replaceChildren, type Child } from './dom.ts';
+import { randomId } from './random-id.ts';
 
 const ANNOUNCEMENT_SHOWN_MS = 8_000;
 let hideAnnouncement: ReturnType<typeof setTimeout> | undefined;
@@ -277,4 +278,17 @@ export function table(caption: string, headings: string[], rows: HTMLTableRowEle
 
 export function row(...cells: Child[]): HTMLTableRowElement {
 	return h('tr', {}, ...cells.map((cell) => h('td', {}, cell)));
+}
+
+/** A link inside the console; `path` is a console route such as `/sessions/…`. */
+export function link(path: string, ...children: Child[]): HTMLAnchorElement {
+	return h('a', { href: `#${path}` }, ...children);
+}
+
+/** A small pill with text, its meaning never carried by colour alone. */
+export function badge(
+	text: string,
+	tone: 'good' | 'bad' | 'wait' | 'plain' = 'plain',
+): HTMLElement {
+	return h('span', { class: `badge badge-${tone}` }, text);
 }

@@ -13,25 +13,25 @@ const USAGE =
 
 const HELP = `${USAGE}
 
-Creates an organisation, its first admin and an admin API key in the database
+Creates an organization, its first admin and an admin API key in the database
 (DATABASE_PATH, default ./data/traininglab.sqlite), and prints them as one line
 of JSON; the key is shown only this once.
 
-  --org NAME      the organisation's name (its slug is derived from it)
+  --org NAME      the organization's name (its slug is derived from it)
   --email EMAIL   the first admin's e-mail address
   --name NAME     the first admin's name
   --demo          also add two labs (each with a published version 1 and a
                   draft version 2) and two trainers
   -h, --help      print this help
 
-Exit codes: 0 created, 1 the organisation's slug is taken (nothing written),
+Exit codes: 0 created, 1 the organization's slug is taken (nothing written),
 2 invalid arguments.`;
 
 const Args = z.object({ org: Name, email: Email, name: Name, demo: z.boolean().default(false) });
 
 /**
- * Creates an organisation, its first admin and an admin API key, and prints them as one line of
- * JSON (the last line of stdout). Exit 1 when the organisation's slug is taken, 2 for bad arguments.
+ * Creates an organization, its first admin and an admin API key, and prints them as one line of
+ * JSON (the last line of stdout). Exit 1 when the organization's slug is taken, 2 for bad arguments.
  */
 function main(argv: string[]): number {
 	let args: z.infer<typeof Args>;

@@ -7,9 +7,9 @@ const POSITION_BYTES = 8;
 const SEALED_BYTES = IV_BYTES + POSITION_BYTES + TAG_BYTES;
 
 /**
- * Turns a list position (a row sequence number shared by every organisation) into an opaque cursor
+ * Turns a list position (a row sequence number shared by every organization) into an opaque cursor
  * and back. AES-256-GCM hides the number, so cursors say nothing about how much others create, and
- * its tag binds a cursor to the list it came from: one of another organisation or list does not open.
+ * its tag binds a cursor to the list it came from: one of another organization or list does not open.
  */
 export class CursorSeal {
 	readonly #key: Buffer;
@@ -20,7 +20,7 @@ export class CursorSeal {
 		this.#key = key;
 	}
 
-	/** `scope` names the list, e.g. the organisation and the path: a cursor opens only in the same scope. */
+	/** `scope` names the list, e.g. the organization and the path: a cursor opens only in the same scope. */
 	seal(position: number, scope: string): string {
 		const iv = randomBytes(IV_BYTES);
 		const cipher = createCipheriv('aes-256-gcm', this.#key, iv).setAAD(Buffer.from(scope));

@@ -78,7 +78,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 	400: 'Malformed request',
 	401: 'Missing, invalid or revoked API key',
 	403: "The key's role may not do this",
-	404: 'No such resource in your organisation',
+	404: 'No such resource in your organization',
 	409: 'Conflict with the current state',
 	413: `Request body larger than ${MAX_BODY_BYTES / 1024} KB`,
 	415: 'Request body in a charset other than UTF-8',
@@ -103,7 +103,7 @@ export function buildOpenApiDocument(
 			version: options.version,
 			license: { name: 'MIT', identifier: 'MIT' },
 			description:
-				'Manage members, sessions, labs, API keys and webhooks of a training organisation. ' +
+				'Manage members, sessions, labs, API keys and webhooks of a training organization. ' +
 				'Lists return a bare JSON array and a `Link: <…>; rel="next"` header while more results exist. ' +
 				`Bodies are UTF-8 JSON of at most ${MAX_BODY_BYTES / 1024} KB. Any request may also be answered 400 (malformed HTTP or \`Host\`, ` +
 				'or a body sent to an endpoint that takes none), 408 (too slow), 413, 417 (unsupported `Expect`) or 431 ' +

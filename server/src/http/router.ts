@@ -46,7 +46,7 @@ async function handle(
 ): Promise<{ outcome: StoredResponse; ctx: Context }> {
 	const caller = authenticated(req);
 	const params = route.params ? parseInput(route.params, req.params, 'params') : undefined;
-	if (params?.orgId !== undefined && params.orgId !== caller.org.id) throw notFound('Organisation');
+	if (params?.orgId !== undefined && params.orgId !== caller.org.id) throw notFound('Organization');
 	if (route.access === 'admin' && caller.role !== 'admin') {
 		if (params && !deps.services.scope.allExistInOrg(caller.org.id, params))
 			throw notFound('Resource');
@@ -126,7 +126,7 @@ function concretePath(path: string, params: Record<string, string>): string {
 	return path.replace(/\{(\w+)\}/g, (_whole, name: string) => params[name]);
 }
 
-/** A list is one scope: a cursor opens only on the list, and for the organisation, that sealed it. */
+/** A list is one scope: a cursor opens only on the list, and for the organization, that sealed it. */
 function listScope(route: AnyRoute, caller: Caller, params: Record<string, string>): string {
 	return `${caller.org.id} ${concretePath(route.path, params)}`;
 }

@@ -200,7 +200,7 @@ export class DeliveryRepository {
 	}
 
 	/**
-	 * Queues the event for every endpoint of the organisation subscribed to its type: due now for an
+	 * Queues the event for every endpoint of the organization subscribed to its type: due now for an
 	 * enabled endpoint, kept as given up (never sent, recoverable) for a disabled one. Returns how
 	 * many are due.
 	 */

@@ -84,7 +84,7 @@ export class LabVersionRepository {
 		this.#insert.run(version);
 	}
 
-	/** A version of any lab of the organisation. */
+	/** A version of any lab of the organization. */
 	find(orgId: string, versionId: string): LabVersionRow | undefined {
 		return this.#find.get(orgId, versionId);
 	}

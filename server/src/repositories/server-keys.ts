@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 
-/** Secrets of the server itself (not of any organisation), created once per database. */
+/** Secrets of the server itself (not of any organization), created once per database. */
 export class ServerKeyRepository {
 	readonly #insert;
 	readonly #find;

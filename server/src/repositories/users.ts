@@ -14,7 +14,7 @@ export interface UserRow {
 
 type NewUser = Omit<UserRow, 'seq' | 'removed_at'>;
 
-/** Members of organisations. Only active (not removed) members are ever returned. */
+/** Members of organizations. Only active (not removed) members are ever returned. */
 export class UserRepository {
 	readonly #insert;
 	readonly #findActive;

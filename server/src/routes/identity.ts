@@ -7,7 +7,7 @@ export const identityRoutes = [
 		path: '/me',
 		operationId: 'getMe',
 		tag: 'Identity',
-		summary: "The calling key's user, organisation and effective role",
+		summary: "The calling key's user, organization and effective role",
 		access: 'member',
 		success: { status: 200, description: 'The principal.', schema: Principal },
 		handle: ({ caller }) => ({ user: caller.user, org: caller.org, role: caller.role }),

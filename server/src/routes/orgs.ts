@@ -18,13 +18,13 @@ export const orgRoutes = [
 	defineRoute({
 		method: 'post',
 		path: '/orgs/{orgId}/close',
-		operationId: 'closeOrganisation',
-		tag: 'Organisation',
-		summary: 'Close the organisation',
-		description: 'Emits `org.closed`; from then on every key of the organisation gets 401.',
+		operationId: 'closeOrganization',
+		tag: 'Organization',
+		summary: 'Close the organization',
+		description: 'Emits `org.closed`; from then on every key of the organization gets 401.',
 		access: 'admin',
 		params: OrgParams,
-		success: { status: 200, description: 'The closed organisation.', schema: ClosedOrg },
+		success: { status: 200, description: 'The closed organization.', schema: ClosedOrg },
 		handle: ({ services, actor }) => services.orgs.close(actor),
 	}),
 ];

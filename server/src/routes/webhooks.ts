@@ -93,7 +93,7 @@ export const webhookRoutes = [
 		description:
 			'Queues, for this endpoint only, a signed event of a type it subscribes to with every field a real one has and ' +
 			'sample values (`example.com` addresses, ids of the form `00000000-0000-4000-8000-…`), marked `"test": true` in ' +
-			'its body and `test` in the deliveries list. Nothing in the organisation changes; the event is not in the ' +
+			'its body and `test` in the deliveries list. Nothing in the organization changes; the event is not in the ' +
 			'activity log. Emits `webhook.test_sent`.',
 		access: 'admin',
 		params: WebhookParams,

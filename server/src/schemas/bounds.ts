@@ -12,6 +12,6 @@ export const BOUNDS = {
 	/** `limit` of every list. */
 	pageSize: { min: 1, max: 200 },
 	idempotencyKey: { min: 1, max: 255 },
-	/** Webhook endpoints of one organisation, enabled or disabled: GitHub allows 20 per target, Stripe 16. */
+	/** Webhook endpoints of one organization, enabled or disabled: GitHub allows 20 per target, Stripe 16. */
 	webhookEndpoints: { max: 20 },
 } as const;

@@ -9,7 +9,7 @@ export const SessionParams = z.object({ sessionId: Uuid });
 
 export const SessionCreate = z.object({
 	title: Name,
-	lab_version_id: Uuid.meta({ description: 'A published version of a lab of your organisation.' }),
+	lab_version_id: Uuid.meta({ description: 'A published version of a lab of your organization.' }),
 	capacity: z.int().min(BOUNDS.capacity.min).max(BOUNDS.capacity.max),
 	starts_at: TimestampInput.nullish(),
 });

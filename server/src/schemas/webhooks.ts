@@ -120,7 +120,7 @@ export const WebhookDelivery = z.object({
 	event_type: EventType,
 	event_occurred_at: Timestamp,
 	test: z.boolean().meta({
-		description: 'A sample event sent with `POST …/test`; nothing happened in the organisation.',
+		description: 'A sample event sent with `POST …/test`; nothing happened in the organization.',
 	}),
 	resends: z.int().meta({
 		description:

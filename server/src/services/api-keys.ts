@@ -15,7 +15,7 @@ import { DomainService } from './domain-service.ts';
 export class ApiKeyService extends DomainService {
 	/**
 	 * The caller a key belongs to, or null for any key that must be refused: malformed, unknown,
-	 * revoked, of a removed member or of a closed organisation. Read on every request, never cached,
+	 * revoked, of a removed member or of a closed organization. Read on every request, never cached,
 	 * so a revocation takes effect at once.
 	 */
 	authenticate(key: string): Caller | null {

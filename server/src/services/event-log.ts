@@ -7,7 +7,7 @@ import type { ActivityEvent, EventType } from '../schemas/events.ts';
 import type { Actor } from '../core/actor.ts';
 
 /**
- * The organisation's activity log. `record` must be called inside the transaction of the change
+ * The organization's activity log. `record` must be called inside the transaction of the change
  * it describes, so an event exists exactly when its change committed.
  */
 export class EventLog {

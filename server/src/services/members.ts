@@ -21,7 +21,7 @@ export class MemberService extends DomainService {
 			if (this.repos.users.findActiveByEmail(actor.orgId, input.email)) {
 				throw new ApiError(
 					'already_member',
-					`${input.email} is already a member of this organisation.`,
+					`${input.email} is already a member of this organization.`,
 				);
 			}
 			const member = this.insertMember(actor.orgId, input);
@@ -30,7 +30,7 @@ export class MemberService extends DomainService {
 		});
 	}
 
-	/** Inserts a member without an event: for callers that record their own (organisation bootstrap). */
+	/** Inserts a member without an event: for callers that record their own (organization bootstrap). */
 	insertMember(orgId: string, input: MemberCreate): Member {
 		const user = { id: this.newId(), org_id: orgId, ...input, created_at: this.nowIso() };
 		this.repos.users.insert(user);
@@ -78,7 +78,7 @@ export class MemberService extends DomainService {
 		if (this.repos.users.countAdmins(orgId) <= 1) {
 			throw new ApiError(
 				'last_admin',
-				`Cannot ${action} the last admin of the organisation; promote another member first.`,
+				`Cannot ${action} the last admin of the organization; promote another member first.`,
 			);
 		}
 	}

@@ -8,12 +8,12 @@ import type { ApiKeyService } from './api-keys.ts';
 import type { MemberService } from './members.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
-interface NewOrganisation {
+interface NewOrganization {
 	name: string;
 	admin: { email: string; name: string };
 }
 
-interface CreatedOrganisation {
+interface CreatedOrganization {
 	org: { id: string; name: string; slug: string };
 	admin: Member;
 	apiKey: ApiKeyCreated;
@@ -31,17 +31,17 @@ export class OrgService extends DomainService {
 		this.#apiKeys = apiKeys;
 	}
 
-	/** An organisation with its first admin and that admin's API key, all or nothing. */
-	create(input: NewOrganisation): CreatedOrganisation {
+	/** An organization with its first admin and that admin's API key, all or nothing. */
+	create(input: NewOrganization): CreatedOrganization {
 		const slug = slugify(input.name);
 		if (slug === '')
 			throw new ApiError(
 				'validation_failed',
-				'The organisation name must contain a letter or digit.',
+				'The organization name must contain a letter or digit.',
 			);
 		return this.transaction(() => {
 			if (this.repos.orgs.findBySlug(slug)) {
-				throw new ApiError('name_taken', `The organisation slug "${slug}" is already taken.`);
+				throw new ApiError('name_taken', `The organization slug "${slug}" is already taken.`);
 			}
 			const org = { id: this.newId(), name: input.name, slug };
 			this.repos.orgs.insert({ ...org, created_at: this.nowIso(), closed_at: null });
@@ -58,12 +58,12 @@ export class OrgService extends DomainService {
 		});
 	}
 
-	/** Closes the organisation: from the commit on, every key of it is refused. */
+	/** Closes the organization: from the commit on, every key of it is refused. */
 	close(actor: Actor): ClosedOrg {
 		return this.transaction(() => {
 			const org = this.repos.orgs.findById(actor.orgId);
 			if (!org || org.closed_at)
-				throw new ApiError('invalid_state', 'The organisation is already closed.');
+				throw new ApiError('invalid_state', 'The organization is already closed.');
 			const closed = { id: org.id, name: org.name, slug: org.slug, closed_at: this.nowIso() };
 			this.repos.orgs.close(org.id, closed.closed_at);
 			this.events.record(actor, 'org.closed', {

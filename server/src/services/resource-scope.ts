@@ -4,8 +4,8 @@ type Params = Record<string, string>;
 type Exists = (repos: Repositories, orgId: string, params: Params) => boolean;
 
 /**
- * How to tell that each kind of path id names a resource of the caller's organisation. A caller
- * whose role is too low learns nothing about ids outside their organisation: they get 404 for
+ * How to tell that each kind of path id names a resource of the caller's organization. A caller
+ * whose role is too low learns nothing about ids outside their organization: they get 404 for
  * those, and 403 only for resources they could see. Every path parameter must be listed here
  * (checked when routes are mounted), so a new endpoint cannot skip the check.
  */
@@ -30,11 +30,11 @@ export function assertScopable(paramNames: string[], where: string): void {
 	const unknown = paramNames.filter((name) => !(name in EXISTS_IN_ORG));
 	if (unknown.length > 0)
 		throw new Error(
-			`${where}: no organisation scope check for path parameter(s) ${unknown.join(', ')}`,
+			`${where}: no organization scope check for path parameter(s) ${unknown.join(', ')}`,
 		);
 }
 
-/** Whether every id of a path names a resource of the organisation (for answering 404 rather than 403). */
+/** Whether every id of a path names a resource of the organization (for answering 404 rather than 403). */
 export class ResourceScope {
 	readonly #repos: Repositories;
 

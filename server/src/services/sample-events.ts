@@ -18,7 +18,7 @@ const KEY_PREFIX = 'tlk_SAMPLE00';
 
 /**
  * The `data` of a test event of each type: every field a real event of that type has, with values
- * that cannot be mistaken for a real member, organisation or resource (`example.com` addresses,
+ * that cannot be mistaken for a real member, organization or resource (`example.com` addresses,
  * the ids above). `at` is when the test was sent, for the fields that hold a time.
  */
 export function sampleEventData(type: EventType, at: string): Record<string, unknown> {

@@ -150,7 +150,7 @@ export class WebhookService extends DomainService {
 	/**
 	 * Queues a test event of `eventType` for this endpoint only: a signed sample with every field of a
 	 * real event (sample values), marked `test`, and recorded as `webhook.test_sent`. Nothing else in
-	 * the organisation changes.
+	 * the organization changes.
 	 */
 	sendTest(actor: Actor, webhookId: string, eventType: EventType): WebhookDelivery {
 		return this.transaction(() => {

@@ -66,7 +66,7 @@ export function credentialTestScenarios(e2e: E2e): void {
 				expect(await test(e2e.org('credentials').api_key, `${otherUrl}/api/v1`)).toEqual({
 					status: 'Error',
 					message:
-						'This server answered GET /me, but not as the Training Lab API does (no organisation in the answer). Check the Base URL.',
+						'This server answered GET /me, but not as the Training Lab API does (no organization in the answer). Check the Base URL.',
 				});
 			} finally {
 				await new Promise<void>((resolve) => other.close(() => resolve()));

@@ -58,7 +58,7 @@ export function replayScenarios(e2e: E2e): void {
 		};
 	}
 
-	/** Sessions of the organisation titled `<title> <user_id>`, counted by member. */
+	/** Sessions of the organization titled `<title> <user_id>`, counted by member. */
 	async function sessionsTitled(api: ApiClient, title: string): Promise<Map<string, number>> {
 		const counts = new Map<string, number>();
 		for (const session of (await api.getAll<{ title: string }>('/sessions?limit=200')).items) {
@@ -274,7 +274,7 @@ export function editorScenarios(e2e: E2e): void {
 		});
 		afterAll(() => browser?.close());
 
-		it('Execute workflow on a Training Lab Trigger gets a sample member.removed, and nothing in the organisation changes', async () => {
+		it('Execute workflow on a Training Lab Trigger gets a sample member.removed, and nothing in the organization changes', async () => {
 			const { client: api, org } = e2e.org('editor');
 			const credentialId = await e2e.credentialOf('editor');
 			const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });

@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { example } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 
-/** The Training Lab Trigger: registration, deliveries, forgeries, organisation closure, a burst, a trainer key, the node types. */
+/** The Training Lab Trigger: registration, deliveries, forgeries, organization closure, a burst, a trainer key, the node types. */
 export function triggerScenarios(e2e: E2e): void {
 	describe('the trigger (examples/react-to-member-removal.json)', () => {
 		let workflowId: string;

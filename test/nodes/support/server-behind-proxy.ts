@@ -10,7 +10,7 @@ export interface ServerBehindProxy {
 }
 
 /**
- * The real server (rate limit out of the way) behind a lossy proxy, with one organisation, for the
+ * The real server (rate limit out of the way) behind a lossy proxy, with one organization, for the
  * tests of one file: started before them (`use` receives the parts), stopped after, the proxy's
  * record and losses cleared before each.
  */

@@ -11,7 +11,8 @@ import {
 	type IRunExecutionData,
 } from 'n8n-workflow';
 import { TrainingLab } from '../../../nodes/TrainingLab/TrainingLab.node';
-import { additionalDataFor, credentialsHelper, PACKAGE, type RunOptions } from '../../support/n8n';
+import { additionalDataFor, credentialsHelper, type RunOptions } from '../../support/n8n';
+import { PACKAGE_NAME } from '../../../tooling/root';
 
 /**
  * The Training Lab node as n8n offers it to AI agents and MCP servers (`trainingLabTool`): n8n's CLI
@@ -49,7 +50,7 @@ const toolCaller: INodeType = {
 };
 
 export const trainingLabTool = asTool(new TrainingLab());
-const TOOL_TYPE = `${PACKAGE}.trainingLabTool`;
+const TOOL_TYPE = `${PACKAGE_NAME}.trainingLabTool`;
 const NODE_TYPES: Record<string, INodeType> = {
 	[TOOL_TYPE]: trainingLabTool,
 	'test.toolCaller': toolCaller,

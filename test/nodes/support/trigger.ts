@@ -13,7 +13,8 @@ import {
 	type IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 import { TrainingLabTrigger } from '../../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
-import { credentialsHelper, PACKAGE } from '../../support/n8n';
+import { credentialsHelper } from '../../support/n8n';
+import { PACKAGE_NAME } from '../../../tooling/root';
 
 const trigger = new TrainingLabTrigger();
 type Method = 'checkExists' | 'create' | 'delete';
@@ -163,7 +164,7 @@ export class TriggerHarness {
 		return {
 			id: '7d2f8a4e-1b1f-4c07-8a41-0c2a3c5f9e11',
 			name: 'Training Lab Trigger',
-			type: `${PACKAGE}.trainingLabTrigger`,
+			type: `${PACKAGE_NAME}.trainingLabTrigger`,
 			typeVersion: 1,
 			position: [0, 0],
 			webhookId: 'f1d2c3b4-a5e6-4f70-8192-a3b4c5d6e7f8',

@@ -3,7 +3,10 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
+import type { Json } from '../../../shared/api';
 import { apiPath } from '../../../shared/transport';
+
+const listEvents = getList<Json<'ActivityEvent'>>;
 
 export const option: OperationOption = {
 	name: 'Get Many',
@@ -36,11 +39,11 @@ export async function execute(
 	itemIndex: number,
 	context: ExecutionContext,
 ): Promise<IDataObject[]> {
-	const events = await getList.call(
+	const events = await listEvents.call(
 		this,
 		itemIndex,
 		apiPath`/orgs/${await context.orgId(itemIndex)}/events`,
 	);
 	if (!this.getNodeParameter('simplify', itemIndex)) return events;
-	return events.map(({ data, ...event }) => ({ ...(data as IDataObject), ...event }));
+	return events.map(({ data, ...event }) => ({ ...data, ...event }));
 }

@@ -5,6 +5,7 @@ import { choiceValue } from '../../shared/choices';
 import { additionalFields, postOnce } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 import { apiPath } from '../../../shared/transport';
+import type { Schemas } from '../../../shared/api';
 
 export const option: OperationOption = {
 	name: 'Create',
@@ -51,9 +52,9 @@ export async function execute(
 	itemIndex: number,
 	context: ExecutionContext,
 ): Promise<IDataObject> {
-	const body = {
+	const body: Schemas['ApiKeyCreate'] = {
 		name: this.getNodeParameter('name', itemIndex) as string,
-		role: choiceValue.call(this, 'role', itemIndex),
+		role: choiceValue.call(this, 'role', itemIndex) as Schemas['ApiKeyCreate']['role'],
 	};
 	return await postOnce.call(
 		this,

@@ -4,6 +4,7 @@ import { choiceField, choiceValue } from '../../shared/choices';
 import { tierOptions } from '../../shared/descriptions';
 import { additionalFields, postOnce } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
+import type { Schemas } from '../../../shared/api';
 
 export const option: OperationOption = {
 	name: 'Create',
@@ -43,9 +44,9 @@ export const description: INodeProperties[] = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const body = {
+	const body: Schemas['LabCreate'] = {
 		name: this.getNodeParameter('name', itemIndex) as string,
-		tier: choiceValue.call(this, 'tier', itemIndex),
+		tier: choiceValue.call(this, 'tier', itemIndex) as Schemas['LabCreate']['tier'],
 	};
 	return await postOnce.call(this, itemIndex, '/labs', body);
 }

@@ -5,6 +5,7 @@ import { choiceValue } from '../../shared/choices';
 import { additionalFields, postOnce } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 import { apiPath } from '../../../shared/transport';
+import type { Schemas } from '../../../shared/api';
 
 export const option: OperationOption = {
 	name: 'Add',
@@ -31,10 +32,11 @@ export async function execute(
 	itemIndex: number,
 	context: ExecutionContext,
 ): Promise<IDataObject> {
-	const body = {
+	const body: Schemas['MemberCreate'] = {
 		email: this.getNodeParameter('email', itemIndex) as string,
 		name: this.getNodeParameter('name', itemIndex) as string,
-		role: choiceValue.call(this, 'role', itemIndex),
+		// The API refuses a role it does not know (a model may type anything).
+		role: choiceValue.call(this, 'role', itemIndex) as Schemas['MemberCreate']['role'],
 	};
 	return await postOnce.call(
 		this,

@@ -5,6 +5,7 @@ import { memberLocator, roleField } from '../../shared/descriptions';
 import { locatorValue } from '../../shared/list';
 import { apiPath, apiRequest } from '../../../shared/transport';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
+import type { Schemas } from '../../../shared/api';
 
 export const option: OperationOption = {
 	name: 'Update Role',
@@ -31,7 +32,9 @@ export async function execute(
 	context: ExecutionContext,
 ): Promise<IDataObject> {
 	const userId = locatorValue.call(this, 'member', itemIndex);
-	const body = { role: choiceValue.call(this, 'role', itemIndex) };
+	const body: Schemas['MemberRoleUpdate'] = {
+		role: choiceValue.call(this, 'role', itemIndex) as Schemas['MemberRoleUpdate']['role'],
+	};
 	const path = apiPath`/orgs/${await context.orgId(itemIndex)}/members/${userId}`;
 	return (await apiRequest.call(this, 'PATCH', path, { body, itemIndex })).body;
 }

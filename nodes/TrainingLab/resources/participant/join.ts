@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { personFields } from '../../shared/descriptions';
 import { additionalFields, postOnce } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
+import type { Schemas } from '../../../shared/api';
 
 export const option: OperationOption = {
 	name: 'Join',
@@ -33,7 +34,7 @@ export const description: INodeProperties[] = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const body = {
+	const body: Schemas['JoinRequest'] = {
 		join_code: this.getNodeParameter('joinCode', itemIndex) as string,
 		email: this.getNodeParameter('email', itemIndex) as string,
 		name: this.getNodeParameter('name', itemIndex) as string,

@@ -5,6 +5,7 @@ import { locatorValue } from '../../shared/list';
 import { toRfc3339 } from '../../shared/time';
 import { additionalFields, postOnce } from '../../shared/create';
 import type { OperationOption } from '../../shared/types';
+import type { Schemas } from '../../../shared/api';
 
 export const option: OperationOption = {
 	name: 'Create',
@@ -50,7 +51,7 @@ export const description: INodeProperties[] = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const additional = this.getNodeParameter('additionalFields', itemIndex) as { startsAt?: string };
-	const body: IDataObject = {
+	const body: Schemas['SessionCreate'] = {
 		title: this.getNodeParameter('title', itemIndex) as string,
 		lab_version_id: locatorValue.call(this, 'labVersion', itemIndex),
 		capacity: this.getNodeParameter('capacity', itemIndex) as number,

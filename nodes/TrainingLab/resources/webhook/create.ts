@@ -5,6 +5,7 @@ import { choiceField, choiceValues } from '../../shared/choices';
 import { additionalFields, postOnce } from '../../shared/create';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 import { apiPath } from '../../../shared/transport';
+import type { EventType, Schemas } from '../../../shared/api';
 
 export const option: OperationOption = {
 	name: 'Create',
@@ -57,11 +58,13 @@ export async function execute(
 	itemIndex: number,
 	context: ExecutionContext,
 ): Promise<IDataObject> {
-	const body: IDataObject = {
+	const body: Schemas['WebhookCreate'] = {
 		url: this.getNodeParameter('url', itemIndex) as string,
-		event_types: choiceValues.call(this, 'eventTypes', itemIndex),
+		event_types: choiceValues.call(this, 'eventTypes', itemIndex) as EventType[],
 	};
-	const additional = this.getNodeParameter('additionalFields', itemIndex) as IDataObject;
+	const additional = this.getNodeParameter('additionalFields', itemIndex) as {
+		description?: string;
+	};
 	if (additional.description) body.description = additional.description;
 	const path = apiPath`/orgs/${await context.orgId(itemIndex)}/webhooks`;
 	return await postOnce.call(this, itemIndex, path, body);

@@ -4,6 +4,9 @@ import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
 import { webhookIdField, webhookPath } from './webhookPath';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
+import type { Json } from '../../../shared/api';
+
+const listDeliveries = getList<Json<'WebhookDelivery'>>;
 
 export const option: OperationOption = {
 	name: 'Get Deliveries',
@@ -38,7 +41,7 @@ export async function execute(
 	context: ExecutionContext,
 ): Promise<IDataObject[]> {
 	const path = await webhookPath.call(this, itemIndex, context, '/deliveries');
-	const deliveries = await getList.call(this, itemIndex, path);
+	const deliveries = await listDeliveries.call(this, itemIndex, path);
 	if (!this.getNodeParameter('simplify', itemIndex)) return deliveries;
 	return deliveries.map(({ id, event_type, status, attempts, last_status_code }) => ({
 		id,

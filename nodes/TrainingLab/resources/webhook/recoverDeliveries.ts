@@ -4,6 +4,7 @@ import { postOnce } from '../../shared/create';
 import { toRfc3339 } from '../../shared/time';
 import { webhookIdField, webhookPath } from './webhookPath';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
+import type { Schemas } from '../../../shared/api';
 
 export const option: OperationOption = {
 	name: 'Recover Deliveries',
@@ -39,5 +40,6 @@ export async function execute(
 ): Promise<IDataObject> {
 	const since = toRfc3339(String(this.getNodeParameter('since', itemIndex)), this.getTimezone());
 	const path = await webhookPath.call(this, itemIndex, context, '/recover');
-	return await postOnce.call(this, itemIndex, path, { since });
+	const body: Schemas['WebhookRecoverRequest'] = { since };
+	return await postOnce.call(this, itemIndex, path, body);
 }

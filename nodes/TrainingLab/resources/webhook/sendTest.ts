@@ -5,6 +5,7 @@ import { choiceField, choiceValue } from '../../shared/choices';
 import { postOnce } from '../../shared/create';
 import { webhookIdField, webhookPath } from './webhookPath';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
+import type { EventType, Schemas } from '../../../shared/api';
 
 export const option: OperationOption = {
 	name: 'Send Test Event',
@@ -42,7 +43,8 @@ export async function execute(
 	context: ExecutionContext,
 ): Promise<IDataObject> {
 	const path = await webhookPath.call(this, itemIndex, context, '/test');
-	return await postOnce.call(this, itemIndex, path, {
-		event_type: choiceValue.call(this, 'eventType', itemIndex),
-	});
+	const body: Schemas['WebhookTestRequest'] = {
+		event_type: choiceValue.call(this, 'eventType', itemIndex) as EventType,
+	};
+	return await postOnce.call(this, itemIndex, path, body);
 }

@@ -5,6 +5,7 @@ import { apiRequest } from '../../../shared/transport';
 import { choiceValues } from '../../shared/choices';
 import { webhookIdField, webhookPath } from './webhookPath';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
+import type { EventType, Schemas } from '../../../shared/api';
 
 export const option: OperationOption = {
 	name: 'Update',
@@ -78,10 +79,10 @@ export async function execute(
 		description?: string;
 		enabled?: boolean;
 	};
-	const body: IDataObject = {};
+	const body: Schemas['WebhookUpdate'] = {};
 	if (fields.url !== undefined) body.url = fields.url;
 	if (fields.eventTypes !== undefined)
-		body.event_types = choiceValues.call(this, 'updateFields.eventTypes', itemIndex);
+		body.event_types = choiceValues.call(this, 'updateFields.eventTypes', itemIndex) as EventType[];
 	if (fields.description !== undefined) body.description = fields.description;
 	if (fields.enabled !== undefined) body.disabled = !fields.enabled;
 	if (Object.keys(body).length === 0)

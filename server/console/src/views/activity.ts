@@ -1,13 +1,14 @@
 import type { Page } from '../api.ts';
-import { h, replaceChildren, time } from '../dom.ts';
-import type { ViewContext } from '../routes.ts';
+import { h, replaceChildren } from '../dom.ts';
+import { time } from '../format.ts';
+import type { ViewContext } from './context.ts';
 import type { ActivityEvent } from '../types.ts';
 import { row, table } from '../ui.ts';
 
 const LIVE_EVERY_MS = 3_000;
 const PAGE_SIZE = 50;
 
-/** The organisation's activity log, newest first, with new events added while the page is open. */
+/** The organization's activity log, newest first, with new events added while the page is open. */
 export async function activityPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
 	const path = `/orgs/${encodeURIComponent(me.org.id)}/events`;
@@ -66,7 +67,7 @@ export async function activityPage(context: ViewContext): Promise<HTMLElement> {
 		h(
 			'p',
 			{ class: 'muted' },
-			'Every change in the organisation, newest first. New events appear by themselves.',
+			'Every change in the organization, newest first. New events appear by themselves.',
 		),
 		live,
 		list,

@@ -1,9 +1,11 @@
-import { badge, h, replaceChildren, time } from '../dom.ts';
-import type { ViewContext } from '../routes.ts';
-import type { ApiKey } from '../types.ts';
+import { h, replaceChildren } from '../dom.ts';
+import { time } from '../format.ts';
+import type { ViewContext } from './context.ts';
+import type { ApiKey, ApiKeyCreate, ApiKeyCreated, Role } from '../types.ts';
 import {
 	act,
 	announce,
+	badge,
 	confirmAction,
 	field,
 	formCard,
@@ -77,9 +79,12 @@ export async function apiKeysPage(context: ViewContext): Promise<HTMLElement> {
 			roleField(),
 		],
 		send: async (values, idempotencyKey) => {
-			const created = await api.post<ApiKey & { key: string }>(
+			const created = await api.post<ApiKeyCreated>(
 				path,
-				{ name: values.get('name'), role: values.get('role') },
+				{
+					name: String(values.get('name')),
+					role: String(values.get('role')) as Role,
+				} satisfies ApiKeyCreate,
 				idempotencyKey,
 			);
 			replaceChildren(

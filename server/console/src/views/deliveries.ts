@@ -1,8 +1,18 @@
 import type { Page } from '../api.ts';
-import { badge, h, link, relative, replaceChildren, time } from '../dom.ts';
-import type { ViewContext } from '../routes.ts';
-import type { Delivery, DeliveryAttempt, Webhook } from '../types.ts';
-import { act, announce, confirmAction, field, formCard } from '../ui.ts';
+import { h, replaceChildren } from '../dom.ts';
+import { relative, time } from '../format.ts';
+import type { ViewContext } from './context.ts';
+import type {
+	Delivery,
+	DeliveryAttempt,
+	EventType,
+	Webhook,
+	WebhookRecoverRequest,
+	WebhookRecovery,
+	WebhookTestRequest,
+	WebhookUpdate,
+} from '../types.ts';
+import { act, announce, badge, confirmAction, field, formCard, link } from '../ui.ts';
 import { endpointFields, eventTypes, webhooksPath } from './webhooks.ts';
 
 const LIVE_EVERY_MS = 3_000;
@@ -65,7 +75,7 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 			}
 			await act(button, feedback, async () => {
 				const before = webhook.disabled_at;
-				webhook = await api.patch<Webhook>(path, { disabled: !disabled });
+				webhook = await api.patch<Webhook>(path, { disabled: !disabled } satisfies WebhookUpdate);
 				enabledAfter = disabled ? before : null;
 				drawEndpoint();
 				announce(
@@ -90,13 +100,15 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 						{ name: 'event_type' },
 						...webhook.event_types.map((type) => h('option', { value: type }, type)),
 					),
-					'A signed sample with every field of a real event and sample values (example.com addresses), marked "test": nothing in the organisation changes.',
+					'A signed sample with every field of a real event and sample values (example.com addresses), marked "test": nothing in the organization changes.',
 				),
 			],
 			send: async (values, idempotencyKey) => {
 				const delivery = await api.post<Delivery>(
 					`${path}/test`,
-					{ event_type: values.get('event_type') },
+					{
+						event_type: String(values.get('event_type')) as EventType,
+					} satisfies WebhookTestRequest,
 					idempotencyKey,
 				);
 				announce(`A test ${delivery.event_type} event was queued.`);
@@ -127,9 +139,11 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 				),
 			],
 			send: async (values, idempotencyKey) => {
-				const { queued } = await api.post<{ queued: number }>(
+				const { queued } = await api.post<WebhookRecovery>(
 					`${path}/recover`,
-					{ since: new Date(String(values.get('since'))).toISOString() },
+					{
+						since: new Date(String(values.get('since'))).toISOString(),
+					} satisfies WebhookRecoverRequest,
 					idempotencyKey,
 				);
 				const said =
@@ -150,10 +164,10 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 			fields: endpointFields(types, webhook),
 			send: async (values) => {
 				webhook = await api.patch<Webhook>(path, {
-					url: values.get('url'),
-					event_types: values.getAll('event_types'),
+					url: String(values.get('url')),
+					event_types: values.getAll('event_types') as EventType[],
 					description: String(values.get('description') ?? '').trim() || null,
-				});
+				} satisfies WebhookUpdate);
 				drawEndpoint();
 				announce('The endpoint was changed.');
 			},

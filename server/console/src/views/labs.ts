@@ -1,8 +1,9 @@
 import { all } from '../api.ts';
-import { badge, h, link, time } from '../dom.ts';
-import type { ViewContext } from '../routes.ts';
-import type { Lab, LabVersion } from '../types.ts';
-import { act, announce, field, formCard, listTable, row } from '../ui.ts';
+import { h } from '../dom.ts';
+import { time } from '../format.ts';
+import type { ViewContext } from './context.ts';
+import type { Lab, LabCreate, LabVersion } from '../types.ts';
+import { act, announce, badge, field, formCard, link, listTable, row } from '../ui.ts';
 
 const TIERS = ['container', 'vm', 'cluster'];
 
@@ -25,7 +26,10 @@ export async function labsPage(context: ViewContext): Promise<HTMLElement> {
 		send: async (values, idempotencyKey) => {
 			const lab = await api.post<Lab>(
 				'/labs',
-				{ name: values.get('name'), tier: values.get('tier') },
+				{
+					name: String(values.get('name')),
+					tier: String(values.get('tier')) as LabCreate['tier'],
+				} satisfies LabCreate,
 				idempotencyKey,
 			);
 			announce(`Lab “${lab.name}” was created.`);

@@ -1,7 +1,17 @@
-import { badge, h } from '../dom.ts';
-import type { ViewContext } from '../routes.ts';
-import type { Member, Role } from '../types.ts';
-import { act, announce, confirmAction, field, formCard, listTable, roleField, row } from '../ui.ts';
+import { h } from '../dom.ts';
+import type { ViewContext } from './context.ts';
+import type { Member, MemberCreate, MemberRoleUpdate, Role } from '../types.ts';
+import {
+	act,
+	announce,
+	badge,
+	confirmAction,
+	field,
+	formCard,
+	listTable,
+	roleField,
+	row,
+} from '../ui.ts';
 
 export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
@@ -24,7 +34,9 @@ export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 		);
 		roleButton.addEventListener('click', () =>
 			act(roleButton, feedback, async () => {
-				await api.patch(`${path}/${encodeURIComponent(member.user_id)}`, { role: other });
+				await api.patch(`${path}/${encodeURIComponent(member.user_id)}`, {
+					role: other,
+				} satisfies MemberRoleUpdate);
 				announce(`${member.name} is now ${other}.`);
 				await list.refresh();
 			}),
@@ -74,7 +86,11 @@ export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 		send: async (values, idempotencyKey) => {
 			const added = await api.post<Member>(
 				path,
-				{ name: values.get('name'), email: values.get('email'), role: values.get('role') },
+				{
+					name: String(values.get('name')),
+					email: String(values.get('email')),
+					role: String(values.get('role')) as Role,
+				} satisfies MemberCreate,
 				idempotencyKey,
 			);
 			announce(`${added.name} was added as ${added.role}.`);

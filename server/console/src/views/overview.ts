@@ -1,5 +1,6 @@
-import { badge, h, link } from '../dom.ts';
-import type { ViewContext } from '../routes.ts';
+import { h } from '../dom.ts';
+import { badge, link } from '../ui.ts';
+import type { ViewContext } from './context.ts';
 import type { Me } from '../types.ts';
 
 export async function overviewPage({ api }: ViewContext): Promise<HTMLElement> {
@@ -14,9 +15,9 @@ export async function overviewPage({ api }: ViewContext): Promise<HTMLElement> {
 			{ class: 'facts' },
 			h('dt', {}, 'Signed in as'),
 			h('dd', {}, me.user.name, ' ', h('span', { class: 'muted' }, `<${me.user.email}>`)),
-			h('dt', {}, 'Organisation'),
+			h('dt', {}, 'Organization'),
 			h('dd', {}, me.org.name, ' ', h('span', { class: 'muted' }, `(${me.org.slug})`)),
-			h('dt', {}, 'Organisation id'),
+			h('dt', {}, 'Organization id'),
 			h('dd', {}, h('code', {}, me.org.id)),
 			h('dt', {}, 'Role of this key'),
 			h('dd', {}, badge(me.role, me.role === 'admin' ? 'good' : 'plain')),
@@ -34,7 +35,7 @@ export async function overviewPage({ api }: ViewContext): Promise<HTMLElement> {
 			h('li', {}, link('/sessions', 'Sessions'), ': create, start, end, share a join code'),
 			h('li', {}, link('/members', 'Members'), ': add, change a role, remove'),
 			h('li', {}, link('/webhooks', 'Webhooks'), ': endpoints and every delivery attempt'),
-			h('li', {}, link('/activity', 'Activity'), ': the organisation’s log, live'),
+			h('li', {}, link('/activity', 'Activity'), ': the organization’s log, live'),
 		),
 	);
 }

@@ -1,8 +1,28 @@
 import { all, type Page } from '../api.ts';
-import { badge, h, link, replaceChildren, time } from '../dom.ts';
-import type { ViewContext } from '../routes.ts';
-import type { Lab, LabVersion, Session, SessionState } from '../types.ts';
-import { act, announce, confirmAction, field, formCard, row, secretOnce, table } from '../ui.ts';
+import { h, replaceChildren } from '../dom.ts';
+import { time } from '../format.ts';
+import type { ViewContext } from './context.ts';
+import type {
+	Lab,
+	LabVersion,
+	Session,
+	SessionCreate,
+	SessionDetail,
+	SessionState,
+	JoinCode,
+} from '../types.ts';
+import {
+	act,
+	announce,
+	badge,
+	confirmAction,
+	field,
+	formCard,
+	link,
+	row,
+	secretOnce,
+	table,
+} from '../ui.ts';
 
 const PAGE_SIZE = 25;
 const STATE_TONE: Record<SessionState, 'good' | 'wait' | 'plain'> = {
@@ -116,11 +136,11 @@ async function sessionForm(context: ViewContext, created: () => Promise<void>) {
 			const session = await context.api.post<Session>(
 				'/sessions',
 				{
-					title: values.get('title'),
-					lab_version_id: values.get('lab_version_id'),
+					title: String(values.get('title')),
+					lab_version_id: String(values.get('lab_version_id')),
 					capacity: Number(values.get('capacity')),
 					...(startsAt ? { starts_at: new Date(startsAt).toISOString() } : {}),
-				},
+				} satisfies SessionCreate,
 				idempotencyKey,
 			);
 			announce(`Session “${session.title}” was created.`);
@@ -146,7 +166,7 @@ export async function sessionPage(context: ViewContext): Promise<HTMLElement> {
 	const heading = h('h1', {}, 'Session');
 
 	async function draw(): Promise<void> {
-		const session = await api.get<Session>(path);
+		const session = await api.get<SessionDetail>(path);
 		if (!context.isCurrent()) return;
 		heading.textContent = session.title;
 		context.setTitle(`${session.title} · Sessions`);
@@ -158,7 +178,7 @@ export async function sessionPage(context: ViewContext): Promise<HTMLElement> {
 				h('dt', {}, 'State'),
 				h('dd', {}, stateBadge(session.state)),
 				h('dt', {}, 'Participants'),
-				h('dd', {}, `${session.participants ?? 0} of ${session.capacity}`),
+				h('dd', {}, `${session.participants} of ${session.capacity}`),
 				h('dt', {}, 'Starts'),
 				h('dd', {}, time(session.starts_at)),
 				h('dt', {}, 'Created'),
@@ -186,7 +206,7 @@ export async function sessionPage(context: ViewContext): Promise<HTMLElement> {
 				await draw();
 			});
 		const rotate = button('New join code', async () => {
-			const { join_code } = await api.post<{ join_code: string }>(`${path}/join-code`);
+			const { join_code } = await api.post<JoinCode>(`${path}/join-code`);
 			replaceChildren(
 				secretSlot,
 				secretOnce(

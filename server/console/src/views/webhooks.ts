@@ -1,12 +1,15 @@
-import { badge, h, link, replaceChildren, time } from '../dom.ts';
-import type { ViewContext } from '../routes.ts';
-import type { Webhook } from '../types.ts';
+import { h, replaceChildren } from '../dom.ts';
+import { time } from '../format.ts';
+import type { ViewContext } from './context.ts';
+import type { EventType, Webhook, WebhookCreate, WebhookCreated } from '../types.ts';
 import {
 	act,
 	announce,
+	badge,
 	confirmAction,
 	field,
 	formCard,
+	link,
 	listTable,
 	row,
 	secretOnce,
@@ -15,10 +18,10 @@ import {
 export const webhooksPath = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}/webhooks`;
 
 /** The event types an endpoint can subscribe to, as the API's own OpenAPI document lists them. */
-export async function eventTypes(context: ViewContext): Promise<string[]> {
+export async function eventTypes(context: ViewContext): Promise<EventType[]> {
 	const document = await context.api.get<{
 		components: {
-			schemas: Record<string, { properties?: Record<string, { items?: { enum?: string[] } }> }>;
+			schemas: Record<string, { properties?: Record<string, { items?: { enum?: EventType[] } }> }>;
 		};
 	}>('/openapi.json');
 	return document.components.schemas.WebhookCreate?.properties?.event_types?.items?.enum ?? [];
@@ -88,13 +91,13 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 		fields: endpointFields(types),
 		send: async (values, idempotencyKey) => {
 			const description = String(values.get('description') ?? '').trim();
-			const created = await api.post<Webhook & { secret: string }>(
+			const created = await api.post<WebhookCreated>(
 				path,
 				{
-					url: values.get('url'),
-					event_types: values.getAll('event_types'),
+					url: String(values.get('url')),
+					event_types: values.getAll('event_types') as EventType[],
 					...(description ? { description } : {}),
-				},
+				} satisfies WebhookCreate,
 				idempotencyKey,
 			);
 			replaceChildren(
@@ -115,7 +118,7 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 }
 
 /** URL, events and description of an endpoint: for a new one, or filled with one's values to edit it. */
-export function endpointFields(types: string[], webhook?: Webhook): HTMLElement[] {
+export function endpointFields(types: EventType[], webhook?: Webhook): HTMLElement[] {
 	return [
 		field(
 			'URL',

@@ -1,5 +1,5 @@
 // `npm run dev`: the whole product on this machine, ready to click. The API server with a demo
-// organisation, a real n8n (the e2e suites' cached install) with this package built and installed,
+// organization, a real n8n (the e2e suites' cached install) with this package built and installed,
 // an owner account, a Training Lab credential holding the demo admin's key, the example workflows
 // imported and the trigger examples active. Then it follows nodes/ and credentials/: a change
 // rebuilds the package and n8n reloads it (N8N_DEV_RELOAD, as n8n's own `n8n-node dev` does). Ctrl-C
@@ -17,21 +17,22 @@ import {
 } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ApiClient, demoVersionsOf } from '../tooling/api/client.ts';
-import { bootstrapOrg, spawnServer, type ServerProcess } from '../tooling/api/server-process.ts';
-import { ensureN8n, installTarball, packPackage } from '../tooling/n8n/install.ts';
-import { example } from '../tooling/n8n/workflows.ts';
-import { canListen, freePort } from '../tooling/processes.ts';
-import { N8nClient } from '../tooling/n8n/client.ts';
-import { OWNER, startN8n, type N8n } from '../tooling/n8n/processes.ts';
-import { ROOT } from '../tooling/root.ts';
-import { buildConsole } from '../tooling/console-build.ts';
-import { consoleUrlOf } from '../server/src/http/console.ts';
-import { eventually } from '../tooling/eventually.ts';
+import { ApiClient, demoVersionsOf } from '../api/client.ts';
+import { bootstrapOrg, spawnServer, type ServerProcess } from '../api/server-process.ts';
+import { ensureN8n, installTarball, packPackage } from '../n8n/install.ts';
+import { example } from '../n8n/workflows.ts';
+import { canListen, freePort } from '../processes.ts';
+import { N8nClient } from '../n8n/client.ts';
+import { OWNER, startN8n, type N8n } from '../n8n/processes.ts';
+import { ROOT } from '../root.ts';
+import { buildConsole } from '../../scripts/build-console.mts';
+import { consoleUrlOf } from '../../server/src/http/console.ts';
+import { eventually } from '../eventually.ts';
+import type { Webhook } from '../../server/src/schemas/webhooks.ts';
 
 const USAGE = `usage: npm run dev [-- --fresh] [-- --api-port 3000 --n8n-port 5678] [-- --data .dev]
 
-Starts the Training Lab API server with a demo organisation and a real n8n with this package,
+Starts the Training Lab API server with a demo organization and a real n8n with this package,
 its credential and the example workflows, then rebuilds and reloads the package into n8n whenever
 nodes/ or credentials/ change. Ctrl-C stops everything.
 
@@ -174,9 +175,9 @@ try {
 	installPackage();
 	PROGRESS(`package built and installed (${seconds(since)})`);
 
-	// 3. The web console, the API server, and the demo organisation on its first run.
+	// 3. The web console, the API server, and the demo organization on its first run.
 	since = performance.now();
-	buildConsole();
+	await buildConsole();
 	const apiPort = await choosePort(options.apiPort, earlier?.apiPort, 'the API server');
 	const databasePath = join(options.data, 'api.sqlite');
 	let state: State;
@@ -252,7 +253,7 @@ Watching nodes/ and credentials/ (a change rebuilds the package and n8n reloads 
 	process.exit(1);
 }
 
-/** A command that starts the active example: removing a trainer of the demo organisation. */
+/** A command that starts the active example: removing a trainer of the demo organization. */
 async function tryIt(demoAdmin: ApiClient, state: State): Promise<string> {
 	const members = (
 		await demoAdmin.getAll<{ user_id: string; email: string; role: string }>(
@@ -348,7 +349,7 @@ async function forgetEndpointsOfOtherPorts(
 	webhookBase: string,
 ): Promise<void> {
 	const webhooks = `/orgs/${state.org.id}/webhooks`;
-	const endpoints = (await demoAdmin.getAll<{ id: string; url: string }>(webhooks)).items;
+	const endpoints = (await demoAdmin.getAll<Webhook>(webhooks)).items;
 	for (const endpoint of endpoints)
 		if (
 			new URL(endpoint.url).hostname === '127.0.0.1' &&
@@ -391,11 +392,14 @@ function whenChanged(folders: string[], handle: () => void | Promise<void>): voi
 	toClose.push({ close: () => clearInterval(timer) });
 }
 
-/** Rebuilds the console on every change under server/console (the server serves the new build at once). */
+/**
+ * Rebuilds the console on every change under server/console or to the API's schemas, whose types it
+ * reads (the server serves the new build at once).
+ */
 function followConsoleSources(): void {
-	whenChanged(['server/console'], () => {
+	whenChanged(['server/console', 'server/src/schemas'], async () => {
 		try {
-			buildConsole();
+			await buildConsole();
 			console.log(`\nConsole rebuilt: reload its page.`);
 		} catch (error) {
 			console.error(`The console did not build:\n${(error as Error).message}`);

@@ -25,7 +25,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ROOT } from '../tooling/root.ts';
+import { ROOT } from '../root.ts';
 
 const PINS = ['2.x', '1.x', '2.x-oldest', '1.x-oldest'];
 const UNPINNED = 'latest';

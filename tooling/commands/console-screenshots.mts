@@ -1,5 +1,5 @@
-// `node scripts/console-screenshots.mts`: the console pictures CONTRIBUTING.md shows
-// (docs/images/console-*.png), taken in Debian's Chromium from a demo organisation in a temp
+// `node tooling/commands/console-screenshots.mts`: the console pictures CONTRIBUTING.md shows
+// (docs/images/console-*.png), taken in Debian's Chromium from a demo organization in a temp
 // folder: a member removed, and the endpoint's page with the delivery that followed to a receiver
 // that failed once.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,15 +7,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiClient } from '../tooling/api/client.ts';
-import { bootstrapOrg, spawnServer } from '../tooling/api/server-process.ts';
-import { ensureChromium, launchChromium } from '../tooling/browser.ts';
-import { buildConsole } from '../tooling/console-build.ts';
-import { eventually } from '../tooling/eventually.ts';
-import { ROOT } from '../tooling/root.ts';
+import { ApiClient } from '../api/client.ts';
+import { bootstrapOrg, spawnServer } from '../api/server-process.ts';
+import { ensureChromium, launchChromium } from '../browser.ts';
+import { buildConsole } from '../../scripts/build-console.mts';
+import { eventually } from '../eventually.ts';
+import { ROOT } from '../root.ts';
 
 ensureChromium('The console screenshots');
-buildConsole();
+await buildConsole();
 const dir = mkdtempSync(join(tmpdir(), 'traininglab-screenshots-'));
 const databasePath = join(dir, 'api.sqlite');
 const org = bootstrapOrg(databasePath, 'Demo Training', 'admin@demo.test');

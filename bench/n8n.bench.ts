@@ -6,14 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { ApiClient, demoVersionsOf } from '../../tooling/api/client';
-import { eventually } from '../../tooling/eventually';
-import { bootstrapOrg, spawnServer, type ServerProcess } from '../../tooling/api/server-process';
-import { ensureN8n, installTarball, packPackage } from '../../tooling/n8n/install';
-import { N8nClient } from '../../tooling/n8n/client';
-import { patiently, startN8n, type N8n } from '../../tooling/n8n/processes';
-import { tempRoot } from '../../tooling/processes';
-import { webhookRows, workflowNode } from '../../tooling/n8n/workflows';
+import { ApiClient, demoVersionsOf } from '../tooling/api/client';
+import { eventually } from '../tooling/eventually';
+import { bootstrapOrg, spawnServer, type ServerProcess } from '../tooling/api/server-process';
+import { ensureN8n, installTarball, packPackage } from '../tooling/n8n/install';
+import { N8nClient } from '../tooling/n8n/client';
+import { patiently, startN8n, type N8n } from '../tooling/n8n/processes';
+import { tempRoot } from '../tooling/processes';
+import { webhookRows, workflowNode } from '../tooling/n8n/workflows';
 
 // BENCH_SMOKE=1 (`npm run bench:n8n -- --smoke`): every workload once, at sizes that take seconds.
 const SMOKE = process.env.BENCH_SMOKE === '1';

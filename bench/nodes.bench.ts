@@ -1,13 +1,13 @@
 // Benchmarks of the n8n package's code, run by `npm run bench` through jest (they reuse the n8n-core
 // harness of the tests); each adds its figures to the JSON object in BENCH_RESULT_FILE.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { signatureProblem } from '../../nodes/TrainingLabTrigger/signature';
-import { signedHeaders } from '../../server/src/webhooks/signature';
-import { createOrg } from '../support/fixtures';
-import { startTestServer } from '../support/test-server';
-import { runTrainingLab } from '../support/n8n';
-import { byId } from '../support/node-runner';
-import { LossyProxy } from '../support/lossy-proxy';
+import { signatureProblem } from '../nodes/TrainingLabTrigger/signature';
+import { signedHeaders } from '../server/src/webhooks/signature';
+import { createOrg } from '../test/support/fixtures';
+import { startTestServer } from '../test/support/test-server';
+import { runTrainingLab } from '../test/support/n8n';
+import { byId } from '../test/support/node-runner';
+import { LossyProxy } from '../test/support/lossy-proxy';
 
 // BENCH_SMOKE=1 (`npm run bench -- --smoke`): the same work at sizes that take seconds.
 const SMOKE = process.env.BENCH_SMOKE === '1';
