@@ -392,12 +392,9 @@ function whenChanged(folders: string[], handle: () => void | Promise<void>): voi
 	toClose.push({ close: () => clearInterval(timer) });
 }
 
-/**
- * Rebuilds the console on every change under server/console or to the API's schemas, whose types it
- * reads (the server serves the new build at once).
- */
+/** Rebuilds the console on every change under server/console (the server serves the new build at once). */
 function followConsoleSources(): void {
-	whenChanged(['server/console', 'server/src/schemas'], async () => {
+	whenChanged(['server/console'], async () => {
 		try {
 			await buildConsole();
 			console.log(`\nConsole rebuilt: reload its page.`);

@@ -16,7 +16,7 @@ export interface N8nInstall {
  * also runs ahead of the suites) and reused while the lockfile is unchanged.
  */
 export function ensureN8n(pin: N8nPin = '2.x'): N8nInstall {
-	const printed = run(node24().bin, [join(ROOT, 'scripts', 'install-n8n.mjs'), pin], {
+	const printed = run(node24().bin, [join(ROOT, 'tooling', 'commands', 'install-n8n.mjs'), pin], {
 		cwd: ROOT,
 	});
 	const { dir } = JSON.parse(printed.trim().split('\n').pop()!) as { dir: string };
