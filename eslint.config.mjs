@@ -38,4 +38,26 @@ export default tseslint.config(
 	// The harness reads n8n's and the API's JSON loosely; the tests check the shapes.
 	{ files: ['tooling/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 	{ files: ['**/*.cjs', 'gulpfile.js'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
+	// The layout (CONTRIBUTING.md → Layout): the product imports nothing of what only runs it, its
+	// commands nothing of the harness, and the harness nothing of the tests or benchmarks.
+	layout(['server/**'], ['scripts', 'tooling', 'test', 'bench']),
+	layout(['scripts/**'], ['tooling', 'test', 'bench']),
+	layout(['tooling/**'], ['test', 'bench']),
 );
+
+function layout(files, forbidden) {
+	return {
+		files,
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{
+					patterns: forbidden.map((folder) => ({
+						regex: `^(\\.\\./)+${folder}/`,
+						message: `${files[0].split('/')[0]}/ does not import ${folder}/ (CONTRIBUTING.md → Layout).`,
+					})),
+				},
+			],
+		},
+	};
+}
