@@ -113,6 +113,23 @@ export function n8nBehaviourScenarios(e2e: E2e): void {
 				);
 				await e2e.n8n.kill();
 				await e2e.n8n.restart();
+				// n8n marks the execution crashed, then writes its recovered run data (with SQLite and no
+				// read pool, in two statements): it is read once n8n has said its recovery is over.
+				const recovered = 'Found unfinished executions: ';
+				await eventually(
+					() =>
+						readFileSync(e2e.n8n.log, 'utf8')
+							.split('\n')
+							.filter((line) => line.includes(recovered))
+							.some((line) =>
+								line
+									.slice(line.indexOf(recovered) + recovered.length)
+									.split(', ')
+									.includes(running.id),
+							),
+					'n8n to say it recovered the execution from its event log',
+					patiently(60_000, e2e.n8n.log),
+				);
 				const [crashed] = await e2e.executions(
 					workflowId,
 					(all) => all.length === 1 && all[0].status === 'crashed',
