@@ -66,9 +66,19 @@ export async function startServer(
 		},
 		repos,
 	);
-	services.idempotency.purgeExpired();
-	const purge = setInterval(() => services.idempotency.purgeExpired(), HOUR_MS);
-	purge.unref();
+	// Hourly upkeep: expired idempotency keys, and endpoints held too long (their receiver gone).
+	// A failure (a full disk, say) is logged and tried again the next hour.
+	const upkeep = () => {
+		try {
+			services.idempotency.purgeExpired();
+			services.webhooks.deleteLongHeld();
+		} catch (error) {
+			logger.error('hourly upkeep failed', error);
+		}
+	};
+	upkeep();
+	const upkeepTimer = setInterval(upkeep, HOUR_MS);
+	upkeepTimer.unref();
 
 	const dispatcher = new WebhookDispatcher(services.deliveries, config.webhooks, logger, clock);
 	services.events.onDeliveriesQueued(() => dispatcher.wake());
@@ -97,7 +107,7 @@ export async function startServer(
 			});
 		});
 	} catch (error) {
-		clearInterval(purge);
+		clearInterval(upkeepTimer);
 		await dispatcher.stop();
 		await checkpoints?.stop();
 		db.close();
@@ -111,7 +121,7 @@ export async function startServer(
 	let closing: Promise<void> | undefined;
 	const close = (): Promise<void> => {
 		closing ??= (async () => {
-			clearInterval(purge);
+			clearInterval(upkeepTimer);
 			await http.shutdown(SHUTDOWN_GRACE_MS);
 			await dispatcher.stop();
 			await checkpoints?.stop();

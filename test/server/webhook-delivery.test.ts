@@ -170,6 +170,53 @@ describe('webhook delivery', () => {
 		expect(final.last_attempt_at).toBe(log[2].attempted_at);
 	});
 
+	it("with require_receipt, counts only a 2xx carrying the delivery's receipt: another 2xx is a failed attempt, retried", async () => {
+		const response = await org.admin.post(`/orgs/${org.id}/webhooks`, {
+			url: `${receiver.url}/receipts`,
+			event_types: ['lab.created'],
+			require_receipt: true,
+		});
+		expect(response.body.require_receipt).toBe(true);
+		const hook = response.body as { id: string };
+		const replies = [
+			// n8n starting up answers every request so; a proxy's page, or another delivery's receipt.
+			() => ({ status: 200, body: 'n8n is starting up. Please wait' }),
+			() => ({ status: 200, headers: { 'webhook-receipt': 'another-delivery' } }),
+		];
+		receiver.reply = (delivery) =>
+			replies.shift()?.() ?? {
+				status: 200,
+				headers: { 'webhook-receipt': String(delivery.headers['webhook-id']) },
+			};
+		await org.admin.post('/labs', { name: 'Receipted', tier: 'vm' });
+		const delivered = await waitForDelivery(hook.id, (d) => d.status === 'succeeded');
+		expect(delivered.attempt_log).toMatchObject([
+			{
+				status_code: 200,
+				error:
+					"HTTP 200 without this delivery's webhook-receipt (the endpoint requires one: another program answered): n8n is starting up. Please wait",
+			},
+			{
+				status_code: 200,
+				error: expect.stringContaining("without this delivery's webhook-receipt"),
+			},
+			{ status_code: 200, error: null },
+		]);
+
+		// Turned off, any 2xx is delivered again.
+		const changed = await org.admin.patch(`/orgs/${org.id}/webhooks/${hook.id}`, {
+			require_receipt: false,
+		});
+		expect(changed.body.require_receipt).toBe(false);
+		receiver.reply = () => ({ status: 200 });
+		await org.admin.post('/labs', { name: 'Unreceipted', tier: 'vm' });
+		const [latest] = await eventually(async () => {
+			const all = await deliveriesOf(hook.id);
+			return all.length === 2 && all[0].status === 'succeeded' && all;
+		}, 'the second delivery');
+		expect(latest.attempts).toBe(1);
+	});
+
 	it('records a timeout as the error of the attempt', async () => {
 		const hook = await subscribe(['lab.created']);
 		receiver.reply = () => ({ status: 200, delayMs: 2_000 });

@@ -378,6 +378,8 @@ describe('changing an endpoint', () => {
 			description: 'Offboarding',
 			created_at: expect.any(String),
 			disabled_at: null,
+			held_since: null,
+			require_receipt: false,
 		};
 		expect(response.body).toEqual(changed);
 		expect((await org.admin.get(hook.base)).body).toEqual(changed);

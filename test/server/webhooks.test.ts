@@ -26,6 +26,8 @@ describe('webhook endpoints (strict URL policy)', () => {
 			description: 'Ops',
 			created_at: expect.any(String),
 			disabled_at: null,
+			held_since: null,
+			require_receipt: false,
 			secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
 		});
 		expect(Buffer.from(response.body.secret.slice(6), 'base64')).toHaveLength(32);
@@ -39,6 +41,8 @@ describe('webhook endpoints (strict URL policy)', () => {
 				description: 'Ops',
 				created_at: response.body.created_at,
 				disabled_at: null,
+				held_since: null,
+				require_receipt: false,
 			},
 		]);
 	});
@@ -169,7 +173,7 @@ describe('the number of webhook endpoints of an organization', () => {
 				error: {
 					code: 'webhook_limit_reached',
 					message:
-						'This organization already has 20 webhook endpoints, the most it may have. Delete one it no longer needs first.',
+						'This organization already has 20 webhook endpoints that are not held, the most it may have. Delete one it no longer needs first.',
 				},
 			});
 			expect((await org.admin.get(`/orgs/${org.id}/webhooks`)).body).toHaveLength(20);

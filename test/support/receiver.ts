@@ -22,6 +22,8 @@ export interface Reply {
 	headers?: Record<string, string>;
 	/** Wait this long before answering (to provoke a timeout). */
 	delayMs?: number;
+	/** Answer only once this settles: the test decides when an attempt in flight ends. */
+	after?: Promise<unknown>;
 }
 
 /** A real HTTP endpoint on a free loopback port that records every delivery and answers as told. */
@@ -93,7 +95,8 @@ export class Receiver {
 				res.writeHead(reply.status, reply.headers);
 				res.end(reply.body);
 			};
-			if (reply.delayMs) setTimeout(answer, reply.delayMs);
+			if (reply.after) void reply.after.finally(answer);
+			else if (reply.delayMs) setTimeout(answer, reply.delayMs);
 			else answer();
 		});
 	}

@@ -22,3 +22,8 @@ export function actorOf(caller: Caller): Actor {
 		role: caller.role,
 	};
 }
+
+/** The server itself, as the actor of what it does on its own (disabling an endpoint that answered 410). */
+export function systemActor(orgId: string): Actor {
+	return { orgId, userId: '', email: 'system', role: 'admin' };
+}

@@ -245,6 +245,19 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE status IN ('failed', 'exhausted');
     `,
 	},
+	{
+		version: 7,
+		name: 'held endpoints and delivery receipts',
+		sql: `
+      -- Set while the endpoint's receiver has said it is away (an n8n workflow deactivated, or being
+      -- saved): its deliveries are kept, not sent, until it is released.
+      ALTER TABLE webhooks ADD COLUMN held_since TEXT;
+      -- 1: only a 2xx answer carrying the delivery's receipt header counts as delivered (the
+      -- receiver registered the endpoint itself and answers every delivery it took with one).
+      ALTER TABLE webhooks ADD COLUMN require_receipt INTEGER NOT NULL DEFAULT 0
+        CHECK (require_receipt IN (0, 1));
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

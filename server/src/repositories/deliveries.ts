@@ -35,6 +35,8 @@ export interface DueDelivery {
 	resends: number;
 	url: string;
 	secret: string;
+	/** 1: only a 2xx answer with this delivery's receipt counts as delivered. */
+	require_receipt: number;
 	webhook_id: string;
 	event_id: string;
 	event_type: string;
@@ -68,6 +70,18 @@ export interface AttemptOutcome {
 /** Why a delivery to a disabled endpoint was not sent; a recovery sends it once the endpoint is enabled. */
 const NOT_SENT_DISABLED = 'Not sent: the endpoint was disabled.';
 
+/** What became of an attempt's answer when it was recorded. */
+export type Recorded =
+	/** The delivery took the attempt's outcome. */
+	| 'applied'
+	/**
+	 * A resend, a recovery or giving it up came while the attempt was in flight: that change stands,
+	 * unless the attempt was delivered (a 2xx counts whatever happened meanwhile).
+	 */
+	| 'interrupted'
+	/** The delivery is gone with its endpoint, deleted while the attempt was in flight. */
+	| 'gone';
+
 const DELIVERY_COLUMNS = `d.seq, d.id, d.webhook_id, d.event_id, e.type AS event_type, e.occurred_at AS event_occurred_at,
   e.test, d.status, d.attempts, d.resends, d.next_attempt_at, d.last_status_code, d.last_error, d.last_attempt_at`;
 const OPEN = `d.status IN ('pending', 'failed')`;
@@ -90,10 +104,14 @@ export class DeliveryRepository {
 	readonly #find;
 	readonly #resend;
 	readonly #recover;
+	readonly #skipHeld;
 
 	constructor(db: Database) {
-		this.#subscribedWebhooks = db.prepare<[string, string], { id: string; disabled: number }>(
-			`SELECT w.id, w.disabled_at IS NOT NULL AS disabled FROM webhooks w
+		this.#subscribedWebhooks = db.prepare<
+			[string, string],
+			{ id: string; disabled: number; held: number }
+		>(
+			`SELECT w.id, w.disabled_at IS NOT NULL AS disabled, w.held_since IS NOT NULL AS held FROM webhooks w
        WHERE w.org_id = ? AND EXISTS (SELECT 1 FROM json_each(w.event_types) WHERE value = ?)`,
 		);
 		this.#insert = db.prepare<{
@@ -117,12 +135,13 @@ export class DeliveryRepository {
                    ORDER BY webhook_id LIMIT 1)
            FROM open WHERE open.webhook_id IS NOT NULL
          )
-         SELECT o.webhook_id FROM open o JOIN webhooks w ON w.id = o.webhook_id WHERE w.disabled_at IS NULL`,
+         SELECT o.webhook_id FROM open o JOIN webhooks w ON w.id = o.webhook_id
+         WHERE w.disabled_at IS NULL AND w.held_since IS NULL`,
 			)
 			.pluck();
 		this.#dueOf = db.prepare<{ webhook: string; now: number; limit: number }, DueDelivery>(
 			`SELECT d.seq, d.id, d.attempts, d.schedule_start, d.revision, d.resends, w.url, w.secret,
-              w.id AS webhook_id, e.id AS event_id, e.type AS event_type, e.actor AS event_actor,
+              w.require_receipt, w.id AS webhook_id, e.id AS event_id, e.type AS event_type, e.actor AS event_actor,
               e.occurred_at AS event_occurred_at, e.data AS event_data, e.test AS event_test, e.org_id
        FROM webhook_deliveries d
        JOIN webhooks w ON w.id = d.webhook_id
@@ -147,12 +166,18 @@ export class DeliveryRepository {
            last_status_code = @last_status_code, last_error = @last_error, last_attempt_at = @last_attempt_at
        WHERE seq = @seq AND revision = @revision`,
 		);
-		// A resend, a recovery or the endpoint's disabling came while the attempt was in flight: the
-		// delivery keeps the state that change gave it (due now, or given up), and a retry schedule
-		// that starts after this attempt.
-		this.#recordInterrupted = db.prepare<AttemptOutcome & { seq: number }>(
+		// A resend, a recovery or giving the delivery up came while the attempt was in flight. Answered
+		// 2xx, the attempt delivered the event whatever happened meanwhile: the delivery has succeeded
+		// (a recovery then never sends it again), unless a person asked for a resend meanwhile, which
+		// still goes. Otherwise the delivery keeps the state that change gave it (due now, or given
+		// up), with a retry schedule that starts after this attempt.
+		this.#recordInterrupted = db.prepare<
+			AttemptOutcome & { seq: number; delivered: number; resends: number }
+		>(
 			`UPDATE webhook_deliveries
-       SET attempts = @attempts, schedule_start = @attempts, claimed_until = NULL,
+       SET status = CASE WHEN @delivered AND resends = @resends THEN 'succeeded' ELSE status END,
+           next_attempt_at = CASE WHEN @delivered AND resends = @resends THEN NULL ELSE next_attempt_at END,
+           attempts = @attempts, schedule_start = @attempts, claimed_until = NULL,
            last_status_code = @last_status_code, last_error = @last_error, last_attempt_at = @last_attempt_at
        WHERE seq = @seq`,
 		);
@@ -197,18 +222,26 @@ export class DeliveryRepository {
          WHERE d.webhook_id = @webhook AND d.status IN ('failed', 'exhausted') AND e.occurred_at >= @since
        )`,
 		);
+		this.#skipHeld = db.prepare<{ webhook: string; since: string; reason: string }>(
+			`UPDATE webhook_deliveries
+       SET status = 'exhausted', next_attempt_at = NULL, last_error = @reason, revision = revision + 1
+       WHERE seq IN (
+         SELECT d.seq FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+         WHERE d.webhook_id = @webhook AND d.status = 'pending' AND d.attempts = 0 AND e.occurred_at >= @since
+       )`,
+		);
 	}
 
 	/**
 	 * Queues the event for every endpoint of the organization subscribed to its type: due now for an
-	 * enabled endpoint, kept as given up (never sent, recoverable) for a disabled one. Returns how
-	 * many are due.
+	 * enabled endpoint (a held one sends it once released), kept as given up (never sent,
+	 * recoverable) for a disabled one. Returns how many can be sent now.
 	 */
 	enqueue(event: { id: string; org_id: string; type: string }, now: number): number {
 		let due = 0;
 		for (const webhook of this.#subscribedWebhooks.all(event.org_id, event.type)) {
 			this.insert(webhook.id, event.id, now, webhook.disabled === 1);
-			if (!webhook.disabled) due++;
+			if (!webhook.disabled && !webhook.held) due++;
 		}
 		return due;
 	}
@@ -246,22 +279,26 @@ export class DeliveryRepository {
 
 	/**
 	 * Stores the outcome on the delivery and adds the attempt to its log; call inside a transaction.
-	 * False when a resend, a recovery or giving it up came while the attempt was in flight: the
-	 * delivery then keeps the state that gave it, and only the attempt is recorded.
+	 * See `Recorded` for what happens when something changed the delivery while it was in flight.
 	 */
-	record(delivery: DueDelivery, outcome: AttemptOutcome, durationMs: number): boolean {
-		const applied =
-			this.#record.run({ ...outcome, seq: delivery.seq, revision: delivery.revision }).changes > 0;
-		if (!applied) this.#recordInterrupted.run({ ...outcome, seq: delivery.seq });
+	record(delivery: DueDelivery, outcome: AttemptOutcome, durationMs: number): Recorded {
+		const seq = delivery.seq;
+		let recorded: Recorded = 'applied';
+		if (this.#record.run({ ...outcome, seq, revision: delivery.revision }).changes === 0) {
+			const delivered = outcome.status === 'succeeded' ? 1 : 0;
+			const interrupted = { ...outcome, seq, delivered, resends: delivery.resends };
+			if (this.#recordInterrupted.run(interrupted).changes === 0) return 'gone';
+			recorded = 'interrupted';
+		}
 		this.#logAttempt.run({
-			delivery_seq: delivery.seq,
+			delivery_seq: seq,
 			attempt: outcome.attempts,
 			attempted_at: outcome.last_attempt_at,
 			duration_ms: durationMs,
 			status_code: outcome.last_status_code,
 			error: outcome.last_error,
 		});
-		return applied;
+		return recorded;
 	}
 
 	/** The attempt logs of these deliveries, by delivery seq, each oldest first. */
@@ -296,6 +333,14 @@ export class DeliveryRepository {
 	/** Due now on a fresh schedule, whatever its status, as the `resends`-th resend. */
 	resend(deliverySeq: number, now: number): void {
 		this.#resend.run(now, deliverySeq);
+	}
+
+	/**
+	 * Gives up, as `reason` says, the endpoint's deliveries never tried of events since `since` (what
+	 * happened while it was held); a recovery can send them. Returns how many.
+	 */
+	skipHeld(webhookId: string, since: string, reason: string): number {
+		return this.#skipHeld.run({ webhook: webhookId, since, reason }).changes;
 	}
 
 	/** Every failed or given-up delivery of the endpoint of an event since `since`, due now on a fresh schedule. */

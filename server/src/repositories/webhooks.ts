@@ -11,15 +11,24 @@ export interface WebhookRow {
 	secret: string;
 	created_at: string;
 	disabled_at: string | null;
+	/** Since when its deliveries are held (its receiver said it is away); null while they are sent. */
+	held_since: string | null;
+	/** 1: only a 2xx answer with the delivery's receipt counts as delivered. */
+	require_receipt: number;
 }
-type NewWebhook = Omit<WebhookRow, 'seq' | 'disabled_at'>;
-type WebhookChange = Pick<WebhookRow, 'id' | 'url' | 'event_types' | 'description' | 'disabled_at'>;
+type NewWebhook = Omit<WebhookRow, 'seq' | 'disabled_at' | 'held_since'>;
+type WebhookChange = Pick<
+	WebhookRow,
+	'id' | 'url' | 'event_types' | 'description' | 'disabled_at' | 'held_since' | 'require_receipt'
+>;
 
 export class WebhookRepository {
 	readonly #insert;
 	readonly #find;
 	readonly #findByUrl;
-	readonly #count;
+	readonly #countSending;
+	readonly #heldLongestFirst;
+	readonly #heldBefore;
 	readonly #page;
 	readonly #delete;
 	readonly #disable;
@@ -27,8 +36,8 @@ export class WebhookRepository {
 
 	constructor(db: Database) {
 		this.#insert = db.prepare<NewWebhook>(
-			`INSERT INTO webhooks (id, org_id, url, event_types, description, secret, created_at)
-       VALUES (@id, @org_id, @url, @event_types, @description, @secret, @created_at)`,
+			`INSERT INTO webhooks (id, org_id, url, event_types, description, secret, created_at, require_receipt)
+       VALUES (@id, @org_id, @url, @event_types, @description, @secret, @created_at, @require_receipt)`,
 		);
 		this.#find = db.prepare<[string, string], WebhookRow>(
 			'SELECT * FROM webhooks WHERE org_id = ? AND id = ?',
@@ -36,9 +45,18 @@ export class WebhookRepository {
 		this.#findByUrl = db.prepare<[string, string], WebhookRow>(
 			'SELECT * FROM webhooks WHERE org_id = ? AND url = ?',
 		);
-		this.#count = db
-			.prepare<[string], number>('SELECT count(*) FROM webhooks WHERE org_id = ?')
+		this.#countSending = db
+			.prepare<
+				[string],
+				number
+			>('SELECT count(*) FROM webhooks WHERE org_id = ? AND held_since IS NULL')
 			.pluck();
+		this.#heldLongestFirst = db.prepare<[string], WebhookRow>(
+			'SELECT * FROM webhooks WHERE org_id = ? AND held_since IS NOT NULL ORDER BY held_since, seq',
+		);
+		this.#heldBefore = db.prepare<[string], WebhookRow>(
+			'SELECT * FROM webhooks WHERE held_since IS NOT NULL AND held_since < ? ORDER BY held_since',
+		);
 		this.#page = db.prepare<[string, number, number], WebhookRow>(
 			'SELECT * FROM webhooks WHERE org_id = ? AND seq > ? ORDER BY seq LIMIT ?',
 		);
@@ -48,7 +66,7 @@ export class WebhookRepository {
 		);
 		this.#update = db.prepare<WebhookChange>(
 			`UPDATE webhooks SET url = @url, event_types = @event_types, description = @description,
-         disabled_at = @disabled_at
+         disabled_at = @disabled_at, held_since = @held_since, require_receipt = @require_receipt
        WHERE id = @id`,
 		);
 	}
@@ -57,8 +75,19 @@ export class WebhookRepository {
 		this.#insert.run(webhook);
 	}
 
-	count(orgId: string): number {
-		return this.#count.get(orgId)!;
+	/** The organization's endpoints that are not held: those the endpoint limit counts. */
+	countSending(orgId: string): number {
+		return this.#countSending.get(orgId)!;
+	}
+
+	/** The organization's held endpoints, the one held longest first. */
+	heldLongestFirst(orgId: string): WebhookRow[] {
+		return this.#heldLongestFirst.all(orgId);
+	}
+
+	/** Every organization's endpoints held since before `before` (an API timestamp). */
+	heldBefore(before: string): WebhookRow[] {
+		return this.#heldBefore.all(before);
 	}
 
 	find(orgId: string, webhookId: string): WebhookRow | undefined {

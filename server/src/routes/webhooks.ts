@@ -55,7 +55,8 @@ export const webhookRoutes = [
 		tag: 'Webhooks',
 		summary: 'Get a webhook endpoint',
 		description:
-			'The endpoint without its secret; `disabled_at` is set while it is disabled (by a person, or after it answered 410 Gone).',
+			'The endpoint without its secret; `disabled_at` is set while it is disabled (by a person, or after it answered ' +
+			'410 Gone), `held_since` while its receiver holds its deliveries.',
 		access: 'admin',
 		params: WebhookParams,
 		success: { status: 200, description: 'The endpoint.', schema: Webhook },
@@ -67,17 +68,22 @@ export const webhookRoutes = [
 		path: '/orgs/{orgId}/webhooks/{webhookId}',
 		operationId: 'updateWebhook',
 		tag: 'Webhooks',
-		summary: 'Change a webhook endpoint, or disable or enable it',
+		summary: 'Change a webhook endpoint, disable or enable it, hold or release it',
 		description:
-			'Any of `url`, `event_types`, `description` and `disabled`, validated as at creation. Disabling gives up its ' +
-			'pending and failed deliveries, and while it is disabled every event it subscribes to is kept as a given-up ' +
-			'delivery that was never sent: after `disabled: false` (which also enables an endpoint that answered 410 Gone), ' +
-			'`POST …/recover` sends them. Emits `webhook.updated` with each change, unless nothing changed.',
+			'Any of `url`, `event_types`, `description`, `disabled`, `held` and `require_receipt`, validated as at ' +
+			'creation. Disabling (a person pausing it) gives up its pending and failed deliveries, and while it is ' +
+			'disabled every event it subscribes to is kept as a given-up delivery that was never sent: after ' +
+			'`disabled: false` (which also enables an endpoint that answered 410 Gone), `POST …/recover` sends them. ' +
+			'Holding is for the receiver itself, while it is away (an n8n workflow deactivated or being saved): its ' +
+			'deliveries are kept unsent, including retries that fall due, and releasing it sends them, or, with ' +
+			'`skip_held_events`, gives up (recoverably) those of events that happened while it was held. Releasing is ' +
+			'refused with `webhook_limit_reached` when the organization has its most endpoints that are not held. ' +
+			'Emits `webhook.updated` with each change, unless nothing changed.',
 		access: 'admin',
 		params: WebhookParams,
 		body: WebhookUpdate,
 		success: { status: 200, description: 'The endpoint, without its secret.', schema: Webhook },
-		errors: ['url_taken'],
+		errors: ['url_taken', 'webhook_limit_reached'],
 		precheck: async ({ services, body }) => {
 			if (body.url !== undefined) await services.webhooks.assertUrlAllowed(body.url);
 		},
@@ -149,7 +155,9 @@ export const webhookRoutes = [
 		operationId: 'deleteWebhook',
 		tag: 'Webhooks',
 		summary: 'Delete a webhook endpoint',
-		description: 'Pending deliveries to it are dropped. Emits `webhook.deleted`.',
+		description:
+			'Pending deliveries to it are dropped. Emits `webhook.deleted` (`reason` null; the server deletes an ' +
+			'endpoint held too long itself, saying why).',
 		access: 'admin',
 		params: WebhookParams,
 		success: { status: 204, description: 'Deleted.' },

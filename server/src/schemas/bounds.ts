@@ -12,6 +12,14 @@ export const BOUNDS = {
 	/** `limit` of every list. */
 	pageSize: { min: 1, max: 200 },
 	idempotencyKey: { min: 1, max: 255 },
-	/** Webhook endpoints of one organization, enabled or disabled: GitHub allows 20 per target, Stripe 16. */
+	/**
+	 * Webhook endpoints of one organization, enabled or disabled, held ones aside: GitHub allows 20
+	 * per target, Stripe 16.
+	 */
 	webhookEndpoints: { max: 20 },
+	/**
+	 * Held endpoints (their receiver away) an organization keeps, and for how long: beyond either, the
+	 * one held longest is deleted, so that endpoints of workflows deleted in n8n do not pile up.
+	 */
+	heldWebhookEndpoints: { max: 100, days: 30 },
 } as const;

@@ -30,10 +30,16 @@ const EventTypes = z
 
 const Description = z.string().trim().max(BOUNDS.webhookDescription.max);
 
+const RequireReceipt = z.boolean().meta({
+	description:
+		"`true`: an answer counts as delivered only when it is a 2xx carrying the header `webhook-receipt` with the delivery's `webhook-id`; any other answer is a failed attempt, retried (a proxy's page, or a program answering 200 while it starts, did not take the event). For receivers that answer every delivery they take with it, as the n8n Training Lab Trigger does. `false` (the default): any 2xx.",
+});
+
 export const WebhookCreate = z.object({
 	url: WebhookUrl,
 	event_types: EventTypes,
 	description: Description.optional(),
+	require_receipt: RequireReceipt.optional(),
 });
 export type WebhookCreate = z.infer<typeof WebhookCreate>;
 
@@ -48,11 +54,26 @@ export const WebhookUpdate = z
 			description:
 				'`true` disables the endpoint: it receives nothing, and what it subscribes to is kept as given-up deliveries that a recovery can send. `false` enables it again, also after a 410 Gone.',
 		}),
+		held: z
+			.boolean()
+			.optional()
+			.meta({
+				description: `For the receiver itself. \`true\` holds its deliveries while it is away (an n8n workflow deactivated, or being saved): they are kept, not sent, and a held endpoint does not count toward the ${BOUNDS.webhookEndpoints.max} an organization may have. \`false\` releases them: they are sent as if nothing had happened (or skipped, with \`skip_held_events\`). An endpoint held for ${BOUNDS.heldWebhookEndpoints.days} days, or the one held longest once an organization holds more than ${BOUNDS.heldWebhookEndpoints.max}, is deleted with what it kept.`,
+			}),
+		skip_held_events: z.boolean().optional().meta({
+			description:
+				'With `"held": false`: the deliveries of events that happened while it was held are given up instead of sent (a recovery can still send them).',
+		}),
+		require_receipt: RequireReceipt.optional(),
 	})
 	.refine(
 		(update) => Object.values(update).some((value) => value !== undefined),
-		'Give at least one of url, event_types, description, disabled.',
-	);
+		'Give at least one of url, event_types, description, disabled, held, require_receipt.',
+	)
+	.refine((update) => !update.skip_held_events || update.held === false, {
+		path: ['skip_held_events'],
+		message: 'Only with "held": false, when the deliveries are released.',
+	});
 export type WebhookUpdate = z.infer<typeof WebhookUpdate>;
 
 export const WebhookTestRequest = z.object({
@@ -87,6 +108,11 @@ export const Webhook = z.object({
 		description:
 			'When the endpoint was disabled (by a person, or because it answered 410 Gone); null while enabled. A disabled endpoint receives nothing until it is enabled again.',
 	}),
+	held_since: Timestamp.nullable().meta({
+		description:
+			'Since when its receiver has held its deliveries (`PATCH` with `"held": true`: an n8n workflow deactivated): they are kept and sent once it is released. Null while they are sent.',
+	}),
+	require_receipt: RequireReceipt,
 });
 export type Webhook = z.infer<typeof Webhook>;
 

@@ -1,5 +1,5 @@
 import { isoAt } from '../core/clock.ts';
-import type { Actor } from '../core/actor.ts';
+import { systemActor } from '../core/actor.ts';
 import type { AttemptOutcome, DueDelivery } from '../repositories/deliveries.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
@@ -20,15 +20,6 @@ export interface Answer {
 	startedAt: number;
 	endedAt: number;
 }
-
-/** The server itself, as the actor of what it does on its own (disabling an endpoint that answered 410). */
-const SYSTEM_ACTOR_EMAIL = 'system';
-const systemActor = (orgId: string): Actor => ({
-	orgId,
-	userId: '',
-	email: SYSTEM_ACTOR_EMAIL,
-	role: 'admin',
-});
 
 /**
  * The rules of the webhook outbox: which deliveries are due, claims so that no two sends overlap,
@@ -132,8 +123,12 @@ export class DeliveryService extends DomainService {
 			last_error: result.error,
 			last_attempt_at: isoAt(startedAt),
 		};
-		this.repos.deliveries.record(delivery, outcome, Math.max(0, endedAt - startedAt));
-		if (gone) this.#disableGone(delivery, outcome.last_attempt_at);
+		const recorded = this.repos.deliveries.record(
+			delivery,
+			outcome,
+			Math.max(0, endedAt - startedAt),
+		);
+		if (gone && recorded !== 'gone') this.#disableGone(delivery, outcome.last_attempt_at);
 	}
 
 	/** Disables an endpoint that answered 410 Gone; call inside the transaction recording that answer. */

@@ -58,7 +58,7 @@ export function sampleEventData(type: EventType, at: string): Record<string, unk
 		'api_key.created': { key_id: API_KEY, name: KEY_NAME, prefix: KEY_PREFIX, role: 'trainer' },
 		'api_key.revoked': { key_id: API_KEY, name: KEY_NAME, prefix: KEY_PREFIX },
 		'webhook.created': { ...webhook, event_types: ['member.removed'] },
-		'webhook.deleted': webhook,
+		'webhook.deleted': { ...webhook, reason: null },
 		'webhook.disabled': { ...webhook, reason: 'The endpoint answered 410 Gone.' },
 		'webhook.updated': {
 			...webhook,

@@ -15,7 +15,7 @@ import type {
 	WebhookRecovery,
 	WebhookUpdate,
 } from '../schemas/webhooks.ts';
-import type { Actor } from '../core/actor.ts';
+import { systemActor, type Actor } from '../core/actor.ts';
 import { BOUNDS } from '../schemas/bounds.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
@@ -54,13 +54,7 @@ export class WebhookService extends DomainService {
 			if (this.repos.webhooks.findByUrl(actor.orgId, input.url)) {
 				throw new ApiError('url_taken', `A webhook endpoint for ${input.url} already exists.`);
 			}
-			const { max } = BOUNDS.webhookEndpoints;
-			if (this.repos.webhooks.count(actor.orgId) >= max) {
-				throw new ApiError(
-					'webhook_limit_reached',
-					`This organization already has ${max} webhook endpoints, the most it may have. Delete one it no longer needs first.`,
-				);
-			}
+			this.#assertRoomFor(actor.orgId);
 			const row = {
 				id: this.newId(),
 				org_id: actor.orgId,
@@ -69,9 +63,10 @@ export class WebhookService extends DomainService {
 				description: input.description ?? null,
 				secret: generateWebhookSecret(),
 				created_at: this.nowIso(),
+				require_receipt: input.require_receipt ? 1 : 0,
 			};
 			this.repos.webhooks.insert(row);
-			const webhook = toWebhook({ ...row, seq: 0, disabled_at: null });
+			const webhook = toWebhook({ ...row, seq: 0, disabled_at: null, held_since: null });
 			this.events.record(actor, 'webhook.created', {
 				webhook_id: webhook.id,
 				url: webhook.url,
@@ -104,10 +99,12 @@ export class WebhookService extends DomainService {
 	}
 
 	/**
-	 * Changes what is given of url, event types, description and whether it is disabled, and records
-	 * `webhook.updated` with each change from and to. Disabling gives up its open deliveries; while
-	 * disabled, what it subscribes to is kept as given-up deliveries. Enabling sends nothing by
-	 * itself: a recovery sends what was given up. A request that changes nothing records nothing.
+	 * Changes what is given of url, event types, description, whether it is disabled or held and
+	 * whether it requires receipts, and records `webhook.updated` with each change from and to.
+	 * Disabling gives up its open deliveries; while disabled, what it subscribes to is kept as
+	 * given-up deliveries. Enabling sends nothing by itself: a recovery sends what was given up.
+	 * Holding keeps its deliveries unsent; releasing sends them (or gives up, with `skip_held_events`,
+	 * those of events that happened meanwhile). A request that changes nothing records nothing.
 	 */
 	update(actor: Actor, webhookId: string, input: WebhookUpdate): Webhook {
 		return this.transaction(() => {
@@ -130,20 +127,59 @@ export class WebhookService extends DomainService {
 			const disabled = input.disabled ?? row.disabled_at !== null;
 			if (disabled !== (row.disabled_at !== null))
 				changes.disabled = { from: !disabled, to: disabled };
+			const held = input.held ?? row.held_since !== null;
+			if (held !== (row.held_since !== null)) changes.held = { from: !held, to: held };
+			const requireReceipt = input.require_receipt ?? row.require_receipt === 1;
+			if (requireReceipt !== (row.require_receipt === 1))
+				changes.require_receipt = { from: !requireReceipt, to: requireReceipt };
 			if (Object.keys(changes).length === 0) return before;
 
+			const released = changes.held !== undefined && !held;
+			if (released) this.#assertRoomFor(actor.orgId);
 			const changed = {
 				id: row.id,
 				url,
 				event_types: JSON.stringify(eventTypes),
 				description,
 				disabled_at: disabled ? (row.disabled_at ?? this.nowIso()) : null,
+				held_since: held ? (row.held_since ?? this.nowIso()) : null,
+				require_receipt: requireReceipt ? 1 : 0,
 			};
 			this.repos.webhooks.update(changed);
 			if (disabled && !row.disabled_at)
 				this.repos.deliveries.giveUpOpenOfWebhook(row.id, `Endpoint disabled by ${actor.email}.`);
-			this.events.record(actor, 'webhook.updated', { webhook_id: row.id, url, changes });
+			let skipped: number | undefined;
+			if (released && input.skip_held_events)
+				skipped = this.repos.deliveries.skipHeld(
+					row.id,
+					row.held_since!,
+					`Skipped: it happened while the endpoint was held, and ${actor.email} released it without it. A recovery sends it.`,
+				);
+			if (released) this.events.deliveriesQueued();
+			this.events.record(actor, 'webhook.updated', {
+				webhook_id: row.id,
+				url,
+				changes,
+				...(skipped === undefined ? {} : { skipped }),
+			});
+			if (changes.held && held) this.#deleteHeldBeyondBound(actor.orgId);
 			return toWebhook({ ...row, ...changed });
+		});
+	}
+
+	/**
+	 * Deletes every endpoint held for longer than the bound allows (its receiver, such as an n8n
+	 * workflow, most likely gone), with what it kept, recording `webhook.deleted` with the reason.
+	 * The server runs it hourly. Returns how many it deleted.
+	 */
+	deleteLongHeld(): number {
+		const { days } = BOUNDS.heldWebhookEndpoints;
+		const before = isoAt(this.clock.now() - days * 24 * 60 * 60 * 1000);
+		return this.transaction(() => {
+			const expired = this.repos.webhooks.heldBefore(before);
+			for (const webhook of expired)
+				this.#deleteByServer(webhook, `Held for ${days} days: its receiver did not come back.`);
+			return expired.length;
 		});
 	}
 
@@ -229,7 +265,42 @@ export class WebhookService extends DomainService {
 		this.transaction(() => {
 			const webhook = this.#find(actor.orgId, webhookId);
 			this.repos.webhooks.delete(webhook.id);
-			this.events.record(actor, 'webhook.deleted', { webhook_id: webhook.id, url: webhook.url });
+			this.events.record(actor, 'webhook.deleted', {
+				webhook_id: webhook.id,
+				url: webhook.url,
+				reason: null,
+			});
+		});
+	}
+
+	/** The organization may have one more endpoint that is not held. */
+	#assertRoomFor(orgId: string): void {
+		const { max } = BOUNDS.webhookEndpoints;
+		if (this.repos.webhooks.countSending(orgId) >= max) {
+			throw new ApiError(
+				'webhook_limit_reached',
+				`This organization already has ${max} webhook endpoints that are not held, the most it may have. Delete one it no longer needs first.`,
+			);
+		}
+	}
+
+	/** Deletes the held endpoints beyond the number an organization keeps, the one held longest first. */
+	#deleteHeldBeyondBound(orgId: string): void {
+		const { max } = BOUNDS.heldWebhookEndpoints;
+		const held = this.repos.webhooks.heldLongestFirst(orgId);
+		for (const webhook of held.slice(0, Math.max(0, held.length - max)))
+			this.#deleteByServer(
+				webhook,
+				`The organization held more than ${max} endpoints; this one was held longest.`,
+			);
+	}
+
+	#deleteByServer(webhook: WebhookRow, reason: string): void {
+		this.repos.webhooks.delete(webhook.id);
+		this.events.record(systemActor(webhook.org_id), 'webhook.deleted', {
+			webhook_id: webhook.id,
+			url: webhook.url,
+			reason,
 		});
 	}
 
@@ -242,13 +313,18 @@ export class WebhookService extends DomainService {
 		});
 	}
 
-	/** The endpoint, which must be enabled for anything to be sent to it. */
+	/** The endpoint, which must be enabled and not held for anything to be sent to it. */
 	#findEnabled(orgId: string, webhookId: string): WebhookRow {
 		const webhook = this.#find(orgId, webhookId);
 		if (webhook.disabled_at !== null)
 			throw new ApiError(
 				'invalid_state',
 				'This endpoint is disabled, so nothing is sent to it. Enable it first (PATCH with "disabled": false).',
+			);
+		if (webhook.held_since !== null)
+			throw new ApiError(
+				'invalid_state',
+				'This endpoint is held: its receiver (such as an n8n workflow) is inactive, and its deliveries are kept until it is back. Activate the workflow first.',
 			);
 		return webhook;
 	}
@@ -268,6 +344,8 @@ function toWebhook(row: WebhookRow): Webhook {
 		...(row.description !== null ? { description: row.description } : {}),
 		created_at: row.created_at,
 		disabled_at: row.disabled_at,
+		held_since: row.held_since,
+		require_receipt: row.require_receipt === 1,
 	};
 }
 

@@ -179,7 +179,10 @@ export class WebhookDispatcher {
 			Math.floor(startedAt / 1000),
 			body,
 		);
-		const result = await this.#sender.post(delivery.url, body, headers, this.#abort.signal);
+		const result = await this.#sender.post(delivery.url, body, headers, {
+			signal: this.#abort.signal,
+			receipt: delivery.require_receipt ? delivery.event_id : undefined,
+		});
 		if (result) this.#answered.push({ delivery, result, startedAt, endedAt: this.#clock.now() });
 	}
 }

@@ -7,6 +7,13 @@ import type { AttemptResult } from '../services/deliveries.ts';
 
 const MAX_RESPONSE_BYTES = 4096;
 
+/**
+ * The header a receiver that registered its endpoint with `require_receipt` answers each delivery
+ * it took with, holding the delivery's `webhook-id`: a 2xx without it (a proxy's page, n8n's
+ * "starting up") did not come from that receiver.
+ */
+export const RECEIPT_HEADER = 'webhook-receipt';
+
 interface SenderOptions {
 	timeoutMs: number;
 	/** Allow http:// and non-public targets (local development and tests only). */
@@ -31,13 +38,17 @@ export class WebhookSender {
 		this.#httpsAgent = new HttpsAgent(agentOptions);
 	}
 
-	/** The outcome of one attempt, or null when `signal` aborted it (the attempt then does not count). */
+	/**
+	 * The outcome of one attempt, or null when `signal` aborted it (the attempt then does not count).
+	 * With `receipt`, a 2xx counts only when it carries that receipt (`RECEIPT_HEADER`).
+	 */
 	async post(
 		rawUrl: string,
 		body: string,
 		headers: Record<string, string>,
-		signal?: AbortSignal,
+		options: { signal?: AbortSignal; receipt?: string } = {},
 	): Promise<AttemptResult | null> {
+		const { signal, receipt } = options;
 		const url = new URL(rawUrl);
 		const refusal = this.#refusal(url);
 		if (refusal) return { statusCode: null, error: refusal };
@@ -75,9 +86,11 @@ export class WebhookSender {
 			request.on('error', (error) => settle({ statusCode: null, error: describe(error) }));
 			request.on('response', (response) => {
 				readCapped(response).then((text) => {
+					const statusCode = response.statusCode ?? 0;
+					const unreceipted = receipt !== undefined && response.headers[RECEIPT_HEADER] !== receipt;
 					settle({
 						statusCode: response.statusCode ?? null,
-						error: failureOf(response.statusCode ?? 0, text),
+						error: failureOf(statusCode, text, unreceipted),
 					});
 				});
 			});
@@ -141,9 +154,14 @@ function readCapped(response: IncomingMessage): Promise<string> {
 	});
 }
 
-function failureOf(statusCode: number, text: string): string | null {
-	if (statusCode >= 200 && statusCode < 300) return null;
-	const kind = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : '';
+function failureOf(statusCode: number, text: string, unreceipted: boolean): string | null {
+	const success = statusCode >= 200 && statusCode < 300;
+	if (success && !unreceipted) return null;
+	const kind = success
+		? ` without this delivery's ${RECEIPT_HEADER} (the endpoint requires one: another program answered)`
+		: statusCode >= 300 && statusCode < 400
+			? ' (redirects are not followed)'
+			: '';
 	const snippet = text.trim().slice(0, 200);
 	return `HTTP ${statusCode}${kind}${snippet ? `: ${snippet}` : ''}`;
 }

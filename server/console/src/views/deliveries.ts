@@ -1,5 +1,5 @@
 import type { Page } from '../api.ts';
-import { h, replaceChildren } from '../dom.ts';
+import { h, replaceChildren, type Child } from '../dom.ts';
 import { relative, time } from '../format.ts';
 import type { ViewContext } from './context.ts';
 import type {
@@ -13,7 +13,7 @@ import type {
 	WebhookUpdate,
 } from '../types.ts';
 import { act, announce, badge, confirmAction, field, formCard, link } from '../ui.ts';
-import { endpointFields, eventTypes, webhooksPath } from './webhooks.ts';
+import { endpointFields, eventTypes, stateBadge, webhooksPath } from './webhooks.ts';
 
 const LIVE_EVERY_MS = 3_000;
 const PAGE_SIZE = 50;
@@ -49,7 +49,9 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 
 	function drawEndpoint(): void {
 		replaceChildren(about, facts(webhook), stateButton());
-		replaceChildren(controls, testForm(), recoverForm());
+		// Held, it is sent nothing until its receiver is back: no test, no recovery.
+		if (webhook.held_since) replaceChildren(controls);
+		else replaceChildren(controls, testForm(), recoverForm());
 		replaceChildren(editing, editForm());
 	}
 
@@ -254,14 +256,31 @@ function facts(webhook: Webhook): HTMLElement {
 		h('dt', {}, 'Events'),
 		h('dd', {}, webhook.event_types.join(', ')),
 		h('dt', {}, 'State'),
-		h(
-			'dd',
-			{},
-			webhook.disabled_at
-				? h('span', {}, badge('disabled', 'bad'), ' since ', time(webhook.disabled_at))
-				: badge('enabled', 'good'),
-		),
+		h('dd', {}, stateBadge(webhook), ...stateDetail(webhook)),
+		webhook.require_receipt ? h('dt', {}, 'Delivered when') : null,
+		webhook.require_receipt
+			? h(
+					'dd',
+					{},
+					"the receiver answers 2xx with the delivery's receipt (it registered itself, as the n8n trigger does): any other answer is retried",
+				)
+			: null,
 	);
+}
+
+function stateDetail(webhook: Webhook): Child[] {
+	if (webhook.disabled_at) return [' since ', time(webhook.disabled_at)];
+	if (webhook.held_since)
+		return [
+			' since ',
+			time(webhook.held_since),
+			h(
+				'span',
+				{ class: 'muted block' },
+				'Its receiver is inactive (an n8n workflow deactivated): events are kept and sent when it is back. Test events and recoveries wait until then.',
+			),
+		];
+	return [];
 }
 
 /** An instant as a `datetime-local` input shows it: the browser's local time, to the second. */

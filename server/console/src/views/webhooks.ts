@@ -72,7 +72,7 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 				webhook.description ? h('span', { class: 'muted block' }, webhook.description) : null,
 			),
 			h('span', { class: 'wrap' }, webhook.event_types.join(', ')),
-			webhook.disabled_at ? badge('disabled', 'bad') : badge('enabled', 'good'),
+			stateBadge(webhook),
 			time(webhook.created_at),
 			h(
 				'span',
@@ -115,6 +115,16 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 
 	await list.refresh();
 	return h('div', {}, h('h1', {}, 'Webhooks'), feedback, secretSlot, list.element, form);
+}
+
+/**
+ * Disabled (a person paused it, or it answered 410 Gone), held (its receiver, such as an n8n
+ * workflow, is inactive: deliveries are kept for it) or enabled.
+ */
+export function stateBadge(webhook: Webhook): HTMLElement {
+	if (webhook.disabled_at) return badge('disabled', 'bad');
+	if (webhook.held_since) return badge('held', 'wait');
+	return badge('enabled', 'good');
 }
 
 /** URL, events and description of an endpoint: for a new one, or filled with one's values to edit it. */
