@@ -1,37 +1,46 @@
 import type {
 	IDataObject,
 	IHookFunctions,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 import { signatureProblem } from './signature';
 import { claimDelivery } from './deliveries';
 import {
-	apiPath,
-	apiRequest,
-	apiRequestAllItems,
-	apiRequestAs,
-	fetchAdminOrgId,
-	fetchOrgId,
-	nodeErrorOf,
-} from '../shared/transport';
+	deleteEndpoint,
+	findEndpoint,
+	forgetEndpoint,
+	holdEndpoint,
+	ownEndpointId,
+	registerEndpoint,
+	releaseEndpoint,
+	type StoredEndpoint,
+	type Wanted,
+} from './endpoint';
+import { apiPath, apiRequest, fetchAdminOrgId, fetchOrgId } from '../shared/transport';
 import { TRIGGER_EVENT_OPTIONS } from './events';
 import { eventsSubtitle } from '../shared/subtitle';
-import type { EventType, Json, Schemas } from '../shared/api';
-
-type Endpoint = Json<'Webhook'>;
+import type { EventType, Schemas } from '../shared/api';
 
 /** Values of the Acknowledge Deliveries option. */
 const ACK_WHEN_FINISHED = 'whenFinished';
 const ACK_ON_RECEIPT = 'onReceipt';
 const DEFAULT_GIVE_UP_MINUTES = 5;
 
-const requestEndpoint = apiRequestAs<Endpoint>;
-const createEndpoint = apiRequestAs<Json<'WebhookCreated'>>;
-const listAllEndpoints = apiRequestAllItems<Endpoint>;
+/** Values of the Events While Inactive option. */
+const WHILE_INACTIVE_RUN = 'run';
+const WHILE_INACTIVE_SKIP = 'skip';
+
+/**
+ * The header the trigger answers every delivery it took with: the API counts only such an answer
+ * as delivered (the endpoint requires receipts), not one n8n gave while starting up, nor a proxy's.
+ */
+const RECEIPT_HEADER = 'webhook-receipt';
+
 const ENDPOINT_NEEDS = "Registering this trigger's webhook endpoint";
 
 const EVENT_FIELDS = ['id', 'type', 'occurred_at', 'org_id', 'actor', 'data'] as const;
@@ -52,7 +61,9 @@ export class TrainingLabTrigger implements INodeType {
 			dark: 'file:../../icons/trainingLab.dark.svg',
 		},
 		group: ['trigger'],
-		version: 1,
+		// 1.1: events that happened while the workflow was inactive run when it is activated (1: skipped).
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: eventsSubtitle(TRIGGER_EVENT_OPTIONS),
 		// n8n's node creator lists this trigger and the Training Lab node as one entry and shows this
 		// description for it, so it speaks for both.
@@ -104,6 +115,8 @@ export class TrainingLabTrigger implements INodeType {
 				],
 				description: 'When n8n tells the Training Lab API that an event has arrived',
 			},
+			eventsWhileInactive(WHILE_INACTIVE_SKIP, [1]),
+			eventsWhileInactive(WHILE_INACTIVE_RUN, [{ _cnd: { gte: 1.1 } }]),
 			{
 				displayName: 'Give Up on an Unfinished Execution After (Minutes)',
 				name: 'giveUpAfterMinutes',
@@ -151,83 +164,89 @@ export class TrainingLabTrigger implements INodeType {
 
 	webhookMethods = {
 		default: {
-			/** The stored endpoint still exists, enabled, with this URL and these events, and its secret is known. */
+			/**
+			 * The stored endpoint is there as this trigger wants it: not held, with this URL, these events
+			 * and receipts. Otherwise `create` puts it right, in place.
+			 */
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				const stored = this.getWorkflowStaticData('node');
-				if (typeof stored.webhookId !== 'string' || typeof stored.webhookSecret !== 'string')
-					return false;
-				const org = await fetchAdminOrgId.call(this, ENDPOINT_NEEDS);
-				let endpoint: Endpoint;
-				try {
-					const path = apiPath`/orgs/${org}/webhooks/${stored.webhookId}`;
-					endpoint = (await requestEndpoint.call(this, 'GET', path)).body;
-				} catch (error) {
-					if ((error as NodeApiError).httpCode === '404') return false;
-					throw nodeErrorOf(this, error);
-				}
+				const stored = this.getWorkflowStaticData('node') as StoredEndpoint;
+				const id = ownEndpointId(this, stored);
+				if (id === undefined) return false;
+				const endpoint = await findEndpoint.call(
+					this,
+					await fetchAdminOrgId.call(this, ENDPOINT_NEEDS),
+					id,
+				);
+				const wanted = wantedEndpoint.call(this);
 				return (
-					endpoint.disabled_at === null &&
-					endpoint.url === ownUrl.call(this) &&
-					sameSet(endpoint.event_types, selectedEvents.call(this))
+					endpoint !== undefined &&
+					endpoint.held_since === null &&
+					endpoint.require_receipt &&
+					endpoint.url === wanted.url &&
+					sameSet(endpoint.event_types, wanted.event_types)
 				);
 			},
 
 			/**
-			 * Registers the endpoint; one left over for this URL (409 url_taken) is replaced, never
-			 * doubled, and the one this workflow registered before (say for n8n's previous public URL)
-			 * is deleted. A trainer key fails here, so activation fails naming the admin key it needs.
+			 * Activation, and n8n saving an active workflow: the endpoint this workflow registered is made
+			 * this trigger's again in place (same id and secret; its URL and events changed if they did)
+			 * and released, so every delivery it kept meanwhile goes, or on an activation with Events
+			 * While Inactive set to skip, those of events of the inactive time are given up (recoverable).
+			 * A new endpoint only when it is gone. Listening in the editor registers one for the test URL.
+			 * A trainer key fails here, so activation fails naming the admin key it needs.
 			 */
 			async create(this: IHookFunctions): Promise<boolean> {
 				const org = await fetchAdminOrgId.call(this, ENDPOINT_NEEDS);
-				const stored = this.getWorkflowStaticData('node');
-				if (typeof stored.webhookId === 'string') {
-					await deleteEndpoint.call(this, org, stored.webhookId);
-					delete stored.webhookId;
-					delete stored.webhookSecret;
+				const stored = this.getWorkflowStaticData('node') as StoredEndpoint;
+				const wanted = wantedEndpoint.call(this);
+				if (this.getMode() === 'manual') {
+					if (stored.webhookId !== undefined)
+						await deleteEndpoint.call(this, org, stored.webhookId);
+					const created = await registerEndpoint.call(this, org, wanted, stored);
+					stored.listening = true;
+					if (triggerOptions.call(this).sampleWhenListening !== false)
+						await requestSample.call(this, org, created.id);
+					return true;
 				}
-				const body: Schemas['WebhookCreate'] = {
-					url: ownUrl.call(this),
-					event_types: selectedEvents.call(this),
-					description: `n8n workflow "${this.getWorkflow().name ?? this.getWorkflow().id}"`,
-				};
-				const path = apiPath`/orgs/${org}/webhooks`;
-				let created: Json<'WebhookCreated'>;
-				try {
-					created = (await createEndpoint.call(this, 'POST', path, { body })).body;
-				} catch (error) {
-					if ((error as NodeApiError).context?.apiCode !== 'url_taken')
-						throw nodeErrorOf(this, error);
-					const stale = (await listEndpoints.call(this, org)).find(
-						(endpoint) => endpoint.url === body.url,
+				const id = ownEndpointId(this, stored);
+				const skipHeld =
+					this.getActivationMode() === 'activate' &&
+					this.getNodeParameter('eventsWhileInactive', WHILE_INACTIVE_RUN) === WHILE_INACTIVE_SKIP;
+				let endpoint =
+					id === undefined
+						? undefined
+						: await releaseEndpoint.call(this, org, id, wanted, skipHeld);
+				endpoint ??= await registerEndpoint.call(this, org, wanted, stored);
+				if (endpoint.disabled_at !== null)
+					this.logger.warn(
+						`Training Lab Trigger: webhook endpoint ${endpoint.id} of workflow "${this.getWorkflow().name}" is disabled in Training Lab (paused by a person since ${endpoint.disabled_at}): no event reaches this workflow until it is enabled there. Events meanwhile are kept; recover them once it is enabled.`,
 					);
-					if (stale) await deleteEndpoint.call(this, org, stale.id);
-					created = (await createEndpoint.call(this, 'POST', path, { body })).body;
-				}
-				stored.webhookId = created.id;
-				stored.webhookSecret = created.secret;
-				if (this.getMode() === 'manual' && triggerOptions.call(this).sampleWhenListening !== false)
-					await requestSample.call(this, org, created.id);
 				return true;
 			},
 
-			/** Removes the endpoint and forgets it; one that is already gone is fine. */
+			/**
+			 * Deactivation, and n8n saving an active workflow (it removes and adds the trigger): the
+			 * endpoint is held, not deleted, so that the events meanwhile are kept for the next
+			 * activation; the API deletes an endpoint held for 30 days. Listening in the editor ends by
+			 * deleting the endpoint of the test URL.
+			 */
 			async delete(this: IHookFunctions): Promise<boolean> {
-				const stored = this.getWorkflowStaticData('node');
-				const webhookId = stored.webhookId;
-				delete stored.webhookId;
-				delete stored.webhookSecret;
-				if (typeof webhookId !== 'string') return true;
+				const stored = this.getWorkflowStaticData('node') as StoredEndpoint;
+				const id = ownEndpointId(this, stored);
 				try {
-					await deleteEndpoint.call(this, await fetchOrgId.call(this), webhookId);
+					if (id !== undefined) {
+						const org = await fetchOrgId.call(this);
+						if (stored.listening) await deleteEndpoint.call(this, org, id);
+						else if (await holdEndpoint.call(this, org, id)) return true;
+					}
 				} catch (error) {
 					this.logger.error(
-						`Training Lab Trigger: could not delete webhook endpoint ${webhookId}`,
-						{
-							error: (error as Error).message,
-						},
+						`Training Lab Trigger: could not hold webhook endpoint ${id}; its deliveries fail until the workflow is active again, and are retried then`,
+						{ error: (error as Error).message },
 					);
 					return false;
 				}
+				forgetEndpoint(stored); // deleted, gone, or another workflow's
 				return true;
 			},
 		},
@@ -248,6 +267,10 @@ export class TrainingLabTrigger implements INodeType {
 			response.status(401).json({ error: 'Invalid webhook signature' });
 			return { noWebhookResponse: true };
 		}
+		const eventId = request.headers['webhook-id'] as string;
+		// Whatever the answer (n8n's own, once the workflow has finished, included), it is this
+		// trigger's: a 2xx with it is a delivery, any other answer a failed attempt.
+		response.setHeader(RECEIPT_HEADER, eventId);
 
 		const event = this.getBodyData();
 		if (!selectedEvents.call(this).includes(event.type as EventType)) {
@@ -259,7 +282,6 @@ export class TrainingLabTrigger implements INodeType {
 			response.status(200).json({ received: true, ignored: 'test event' });
 			return { noWebhookResponse: true };
 		}
-		const eventId = request.headers['webhook-id'] as string;
 		// A resend a person asked for is a delivery of its own, which runs again; its automatic
 		// retries, like those of the first delivery, do not.
 		const delivery = typeof event.resend === 'number' ? `${eventId}#${event.resend}` : eventId;
@@ -316,22 +338,44 @@ async function requestSample(this: IHookFunctions, org: string, webhookId: strin
 	}
 }
 
-/** The URL n8n serves this trigger at, spelled as the API stores URLs. */
-function ownUrl(this: IHookFunctions): string {
-	return new URL(this.getNodeWebhookUrl('default') as string).href;
+/** The endpoint this trigger wants: its URL, its events, a description naming the workflow. */
+function wantedEndpoint(this: IHookFunctions): Wanted {
+	const workflow = this.getWorkflow();
+	return {
+		url: new URL(this.getNodeWebhookUrl('default') as string).href,
+		event_types: selectedEvents.call(this),
+		description: `n8n workflow "${workflow.name ?? workflow.id}"`,
+	};
 }
 
-/** Deletes an endpoint; one that is already gone is fine. */
-async function deleteEndpoint(this: IHookFunctions, org: string, id: string): Promise<void> {
-	try {
-		await apiRequest.call(this, 'DELETE', apiPath`/orgs/${org}/webhooks/${id}`);
-	} catch (error) {
-		if ((error as NodeApiError).httpCode !== '404') throw nodeErrorOf(this, error);
-	}
-}
-
-async function listEndpoints(this: IHookFunctions, org: string): Promise<Endpoint[]> {
-	return await listAllEndpoints.call(this, apiPath`/orgs/${org}/webhooks`);
+/** Events While Inactive, whose default depends on the node's version. */
+function eventsWhileInactive(
+	defaultValue: string,
+	versions: NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>['@version'],
+): INodeProperties {
+	return {
+		displayName: 'Events While Inactive',
+		name: 'eventsWhileInactive',
+		type: 'options',
+		default: defaultValue,
+		displayOptions: { show: { '@version': versions } },
+		options: [
+			{
+				name: 'Run Them When Activated',
+				value: WHILE_INACTIVE_RUN,
+				description:
+					'The Training Lab API keeps the events that happen while this workflow is inactive, and activating it runs each',
+			},
+			{
+				name: 'Skip Them',
+				value: WHILE_INACTIVE_SKIP,
+				description:
+					'Activating the workflow skips the events of the time it was inactive. They stay recoverable: Webhook → Recover Deliveries.',
+			},
+		],
+		description:
+			'What activating this workflow does with the events that happened while it was inactive. Saving an active workflow never skips anything: an event during the save runs after it.',
+	};
 }
 
 function sameSet(a: string[], b: string[]): boolean {

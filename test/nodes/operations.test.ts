@@ -296,6 +296,8 @@ describe('Training Lab node operations', () => {
 					description: 'Moved by n8n',
 					created_at: hook.created_at,
 					disabled_at: null,
+					held_since: null,
+					require_receipt: false,
 				},
 			]);
 

@@ -7,12 +7,16 @@ import { createOrg, type TestOrg } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { TriggerHarness } from './support/trigger';
 import { eventually } from '../../tooling/eventually';
+import { Logger } from '@n8n/backend-common';
+import { Container } from '@n8n/di';
 
 let server: TestServer;
 beforeAll(async () => {
 	server = await startTestServer({
 		WEBHOOK_ALLOW_INSECURE_URLS: 'true',
 		RATE_LIMIT_REQUESTS: '100000',
+		// A delivery the workflow failed is retried within a second.
+		WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,2',
 	});
 });
 afterAll(() => server.stop());
@@ -67,75 +71,247 @@ async function post(body: string, headers: Record<string, string>) {
 	return { status: response.status, body: await response.json() };
 }
 
+const endpoint = async (id = harness.staticData.webhookId as string) =>
+	(await org.admin.get(`/orgs/${org.id}/webhooks/${id}`)).body;
+const deliveriesTo = async (id = harness.staticData.webhookId as string) =>
+	(await org.admin.get(`/orgs/${org.id}/webhooks/${id}/deliveries`)).body as any[];
+const removedIn = (deliveries: Array<{ items: Array<{ json: any }> }>) =>
+	deliveries.flatMap((d) => d.items.map((item) => item.json.data.user_id)).sort();
+
+/** `count` new trainers removed, one after another; their user ids. */
+async function removals(count: number): Promise<string[]> {
+	const ids = [];
+	for (let i = 0; i < count; i++) {
+		const member = await org.admin.post(`/orgs/${org.id}/members`, {
+			email: `leaver-${i}-${Math.random()}@x.test`,
+			name: `Leaver ${i}`,
+			role: 'trainer',
+		});
+		await org.admin.delete(`/orgs/${org.id}/members/${member.body.user_id}`);
+		ids.push(member.body.user_id);
+	}
+	return ids.sort();
+}
+
 describe('Training Lab Trigger lifecycle', () => {
-	it('create registers exactly one endpoint for its URL with the chosen events, and keeps its id and secret', async () => {
+	it('create registers exactly one endpoint for its URL with the chosen events and receipts, and keeps its id and secret', async () => {
 		expect(await harness.run('checkExists')).toBe(false);
 		await harness.activate();
 		expect(await endpoints()).toEqual([
 			expect.objectContaining({
 				url: harness.webhookUrl,
 				event_types: ['member.removed', 'org.closed'],
+				require_receipt: true,
+				held_since: null,
 			}),
 		]);
-		const [endpoint] = await endpoints();
+		const [registered] = await endpoints();
 		expect(harness.staticData).toEqual({
-			webhookId: endpoint.id,
+			webhookId: registered.id,
 			webhookSecret: expect.stringMatching(/^whsec_/),
+			webhookWorkflowId: 'trigger-workflow',
 		});
 		expect(await harness.run('checkExists')).toBe(true);
 	});
 
-	it('checkExists reports false once the endpoint was deleted in the API, or its events differ', async () => {
+	it('checkExists reports false once the endpoint was deleted in the API, is held, or its events differ', async () => {
 		await harness.activate();
 		harness.events = ['member.removed'];
 		expect(await harness.run('checkExists')).toBe(false);
 		harness.events = ['member.removed', 'org.closed'];
 		expect(await harness.run('checkExists')).toBe(true);
+		await harness.deactivate();
+		expect(await harness.run('checkExists')).toBe(false);
 		await org.admin.delete(`/orgs/${org.id}/webhooks/${harness.staticData.webhookId}`);
 		expect(await harness.run('checkExists')).toBe(false);
 	});
 
-	it('activating again never leaves a duplicate, also when the stored endpoint was forgotten', async () => {
+	it('deactivation holds the endpoint and keeps it; activation releases the same one, and the events meanwhile run', async () => {
 		await harness.activate();
-		await harness.activate();
-		expect(await endpoints()).toHaveLength(1);
+		const { webhookId, webhookSecret } = harness.staticData;
+		expect(await harness.deactivate()).toBe(true);
+		expect(await endpoint()).toMatchObject({ id: webhookId, held_since: expect.any(String) });
+		expect(harness.staticData).toMatchObject({ webhookId, webhookSecret });
 
-		const first = { ...harness.staticData };
+		const meanwhile = await removals(2);
+		await server.webhooksIdle();
+		expect(harness.deliveries).toEqual([]);
+		await harness.activate();
+		expect(await endpoints()).toEqual([
+			expect.objectContaining({ id: webhookId, held_since: null }),
+		]);
+		expect(removedIn(await harness.waitForDeliveries(2))).toEqual(meanwhile);
+		for (const delivery of harness.deliveries)
+			expect(delivery).toMatchObject({ status: 200, receipt: delivery.items[0].json.id });
+	});
+
+	it('Events While Inactive set to skip (version 1 by default): activation skips them, recoverably; a save never does', async () => {
+		harness.typeVersion = 1;
+		await harness.activate();
+		await harness.deactivate();
+		const since = (await endpoint()).held_since;
+		const skipped = await removals(2);
+		await harness.activate();
+		await server.webhooksIdle();
+		expect(harness.deliveries).toEqual([]);
+		expect((await deliveriesTo()).map((d) => d.status)).toEqual(['exhausted', 'exhausted']);
+
+		// A save of the active workflow (n8n removes and adds the trigger) keeps what came during it.
+		await harness.deactivate();
+		const duringSave = await removals(1);
+		await harness.activate('update');
+		expect(removedIn(await harness.waitForDeliveries(1))).toEqual(duringSave);
+
+		const recovered = await org.admin.post(
+			`/orgs/${org.id}/webhooks/${harness.staticData.webhookId}/recover`,
+			{ since },
+		);
+		expect(recovered.body.queued).toBe(2);
+		expect(removedIn((await harness.waitForDeliveries(3)).slice(1))).toEqual(skipped);
+	});
+
+	it('version 1.1 runs them by default; set to skip, it skips them', async () => {
+		expect(new TrainingLabTrigger().description.defaultVersion).toBe(1.1);
+		harness.options = { eventsWhileInactive: 'skip' };
+		await harness.activate();
+		await harness.deactivate();
+		await removals(1);
+		await harness.activate();
+		await server.webhooksIdle();
+		expect(harness.deliveries).toEqual([]);
+		expect((await deliveriesTo())[0]).toMatchObject({ status: 'exhausted' });
+	});
+
+	it('saving keeps the endpoint; a delivery waiting for its retry runs at its next attempt, on the saved workflow', async () => {
+		await harness.activate();
+		const { webhookId } = harness.staticData;
+		harness.workflowRun = Promise.resolve(500); // the workflow fails: its delivery waits for a retry
+		const [failing] = await removals(1);
+		await harness.waitForDeliveries(1);
+		harness.workflowRun = undefined; // fixed and saved
+		await harness.save();
+		expect(await endpoints()).toEqual([
+			expect.objectContaining({ id: webhookId, held_since: null }),
+		]);
+		const [, retried] = await harness.waitForDeliveries(2);
+		expect(retried.status).toBe(200);
+		expect(removedIn([retried])).toEqual([failing]);
+	});
+
+	it('changes the events and the URL of its endpoint in place, same id and secret', async () => {
+		await harness.activate();
+		const { webhookId, webhookSecret } = harness.staticData;
+		harness.events = ['org.closed'];
+		await harness.save();
+		harness.url = harness.url.replace('127.0.0.1', 'localhost'); // n8n now served at another address
+		await harness.deactivate();
+		await harness.activate();
+		expect(await endpoints()).toEqual([
+			expect.objectContaining({
+				id: webhookId,
+				url: harness.webhookUrl,
+				event_types: ['org.closed'],
+				held_since: null,
+			}),
+		]);
+		expect(harness.staticData).toMatchObject({ webhookId, webhookSecret });
+	});
+
+	it('registers a new endpoint only when its own is gone; never a duplicate, also when its static data was lost', async () => {
+		await harness.activate();
+		await org.admin.delete(`/orgs/${org.id}/webhooks/${harness.staticData.webhookId}`);
+		await harness.activate();
+		const [replacement] = await endpoints();
+		expect(replacement.id).toBe(harness.staticData.webhookId);
+
 		for (const key of Object.keys(harness.staticData)) delete harness.staticData[key]; // n8n lost the static data
 		await harness.activate(); // create meets 409 url_taken for its own URL and replaces the stale endpoint
 		const after = await endpoints();
-		expect(after).toHaveLength(1);
-		expect(after[0].id).toBe(harness.staticData.webhookId);
-		expect(after[0].id).not.toBe(first.webhookId);
-
-		harness.events = ['org.closed'];
-		await harness.activate();
-		expect(await endpoints()).toEqual([
-			expect.objectContaining({ id: harness.staticData.webhookId, event_types: ['org.closed'] }),
-		]);
+		expect(after).toEqual([expect.objectContaining({ id: harness.staticData.webhookId })]);
+		expect(after[0].id).not.toBe(replacement.id);
 	});
 
-	it("after n8n's public URL changed, activating again registers the new URL and deletes the old endpoint", async () => {
+	it("a copy of a workflow carrying the original's static data registers its own endpoint and leaves the original's alone", async () => {
 		await harness.activate();
-		const before = await endpoints();
-		harness.url = harness.url.replace('127.0.0.1', 'localhost'); // n8n now served at another address
-		await harness.activate();
-		const after = await endpoints();
-		expect(after).toEqual([expect.objectContaining({ url: harness.webhookUrl })]);
-		expect(after[0].id).not.toBe(before[0].id);
-		expect(harness.staticData.webhookId).toBe(after[0].id);
+		const copy = await TriggerHarness.start(
+			{ baseUrl: server.url, apiKey: org.admin.key! },
+			['member.removed'],
+			'copied-workflow',
+		);
+		try {
+			copy.url = copy.url.replace('127.0.0.1', 'localhost');
+			Object.assign(copy.staticData, harness.staticData);
+			await copy.activate();
+			await copy.deactivate();
+			expect(copy.staticData.webhookId).not.toBe(harness.staticData.webhookId);
+			expect(await endpoint()).toMatchObject({ url: harness.webhookUrl, held_since: null });
+		} finally {
+			await copy.stop();
+		}
 	});
 
-	it('delete removes the endpoint and forgets it, and tolerates an endpoint that is already gone', async () => {
+	it('n8n deleting 25 trigger workflows one after another never makes an activation fail on the limit of 20', async () => {
+		for (let n = 0; n < 25; n++) {
+			const workflow = await TriggerHarness.start(
+				{ baseUrl: server.url, apiKey: org.admin.key! },
+				['member.removed'],
+				`deleted-${n}`,
+			);
+			try {
+				workflow.url = workflow.url.replace('127.0.0.1', `127.0.0.${n + 2}`);
+				await workflow.activate();
+				await workflow.deactivate(); // archived and deleted in n8n: its endpoint is held
+			} finally {
+				await workflow.stop();
+			}
+		}
 		await harness.activate();
-		expect(await harness.deactivate()).toBe(true);
-		expect(await endpoints()).toEqual([]);
-		expect(harness.staticData).toEqual({});
+		expect(await endpoint()).toMatchObject({ held_since: null });
+	});
+});
 
-		await harness.activate();
-		await org.admin.delete(`/orgs/${org.id}/webhooks/${harness.staticData.webhookId}`);
-		expect(await harness.deactivate()).toBe(true);
-		expect(harness.staticData).toEqual({});
+describe("Training Lab Trigger and a person's pause", () => {
+	it('an endpoint disabled in the API stays disabled across saves and activations, says so in the log, and keeps what came', async () => {
+		const warn = jest.spyOn(Container.get(Logger), 'warn').mockImplementation(() => undefined);
+		try {
+			await harness.activate();
+			const { webhookId } = harness.staticData;
+			await org.admin.patch(`/orgs/${org.id}/webhooks/${webhookId}`, { disabled: true });
+			const since = new Date().toISOString();
+			const kept = await removals(1);
+			await harness.save();
+			await harness.deactivate();
+			kept.push(...(await removals(1)));
+			await harness.activate();
+			expect(await endpoints()).toEqual([
+				expect.objectContaining({
+					id: webhookId,
+					disabled_at: expect.any(String),
+					held_since: null,
+				}),
+			]);
+			expect(warn).toHaveBeenCalledWith(
+				expect.stringMatching(
+					new RegExp(
+						`^Training Lab Trigger: webhook endpoint ${webhookId} of workflow "Member offboarding" is disabled in Training Lab \\(paused by a person since .+\\): no event reaches this workflow until it is enabled there`,
+					),
+				),
+			);
+			await server.webhooksIdle();
+			expect(harness.deliveries).toEqual([]);
+
+			// A person enables it and recovers: each kept event runs once.
+			await org.admin.patch(`/orgs/${org.id}/webhooks/${webhookId}`, { disabled: false });
+			const recovered = await org.admin.post(`/orgs/${org.id}/webhooks/${webhookId}/recover`, {
+				since,
+			});
+			expect(recovered.body.queued).toBe(2);
+			expect(removedIn(await harness.waitForDeliveries(2))).toEqual(kept.sort());
+			await server.webhooksIdle();
+			expect(harness.deliveries).toHaveLength(2);
+		} finally {
+			warn.mockRestore();
+		}
 	});
 });
 
@@ -164,7 +340,7 @@ describe('Training Lab Trigger activated in an organization with the most webhoo
 				event_types: ['org.closed'],
 			});
 		await expect(harness.activate()).rejects.toThrow(
-			'This organization already has 20 webhook endpoints, the most it may have. Delete one it no longer needs first.',
+			'This organization already has 20 webhook endpoints that are not held, the most it may have. Delete one it no longer needs first.',
 		);
 		expect(harness.staticData).toEqual({});
 		expect((await endpoints()).map((endpoint) => endpoint.url)).not.toContain(
@@ -174,8 +350,9 @@ describe('Training Lab Trigger activated in an organization with the most webhoo
 });
 
 describe('Training Lab Trigger deactivation while the API is unreachable', () => {
-	it('reports the failure instead of hiding it, and forgets the endpoint so the next activation replaces it', async () => {
+	it('reports the failure instead of hiding it, and keeps the endpoint: the next activation releases it in place', async () => {
 		await harness.activate();
+		const { webhookId } = harness.staticData;
 		const unreachable = await TriggerHarness.start(
 			{ baseUrl: 'http://127.0.0.1:9/api/v1', apiKey: org.admin.key! },
 			['member.removed'],
@@ -183,11 +360,12 @@ describe('Training Lab Trigger deactivation while the API is unreachable', () =>
 		try {
 			Object.assign(unreachable.staticData, harness.staticData);
 			expect(await unreachable.deactivate()).toBe(false);
-			expect(unreachable.staticData).toEqual({});
+			expect(unreachable.staticData.webhookId).toBe(webhookId);
 		} finally {
 			await unreachable.stop();
 		}
-		expect(await endpoints()).toHaveLength(1);
+		await harness.activate();
+		expect(await endpoints()).toEqual([expect.objectContaining({ id: webhookId })]);
 	});
 });
 
@@ -514,7 +692,7 @@ describe('Training Lab Trigger and test events', () => {
 			});
 		expect((await sendTest()).status).toBe(202);
 		const [ignored] = await harness.waitForDeliveries(1);
-		expect(ignored).toEqual({ status: 200, items: [] });
+		expect(ignored).toEqual({ status: 200, receipt: expect.any(String), items: [] });
 		expect((await deliveriesTo(webhookId))[0]).toMatchObject({ test: true, status: 'succeeded' });
 
 		harness.options = { options: { runOnTestEvents: true } };

@@ -11,6 +11,7 @@ import {
 	type INodeParameters,
 	type IWebhookData,
 	type IWorkflowExecuteAdditionalData,
+	type WorkflowActivateMode,
 } from 'n8n-workflow';
 import { TrainingLabTrigger } from '../../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
 import { credentialsHelper } from '../../support/n8n';
@@ -21,6 +22,8 @@ type Method = 'checkExists' | 'create' | 'delete';
 
 export interface Delivery {
 	status: number;
+	/** The `webhook-receipt` the answer carried. */
+	receipt: string | undefined;
 	/** Items the trigger emitted, i.e. the workflow was started with them; empty when it was not. */
 	items: INodeExecutionData[];
 }
@@ -84,6 +87,9 @@ export class TriggerHarness {
 	/** The trigger's other parameters (Acknowledge Deliveries and the like). */
 	options: INodeParameters = {};
 
+	/** The node's version in the workflow (a workflow saved with an older one keeps it). */
+	typeVersion = 1.1;
+
 	/**
 	 * As n8n's editor listening for a test event (Listen for Test Event): the trigger's methods and
 	 * deliveries run in mode `manual`, at the test URL (`/webhook-test/…`).
@@ -95,23 +101,34 @@ export class TriggerHarness {
 		return `${this.url}${this.listening ? 'webhook-test' : 'webhook'}/${this.#node().webhookId}/webhook`;
 	}
 
-	/** What n8n does on activation: create the endpoint unless checkExists says it is there. */
-	async activate(): Promise<void> {
-		if (!(await this.run('checkExists'))) await this.run('create');
+	/**
+	 * What n8n does on activation (`activate`), and on publishing or saving an active workflow
+	 * (`update`): create the endpoint unless checkExists says it is there.
+	 */
+	async activate(activation: WorkflowActivateMode = 'activate'): Promise<void> {
+		if (!(await this.run('checkExists', activation))) await this.run('create', activation);
 	}
 
+	/** What n8n does on deactivation, and before it adds the trigger again when it saves the workflow. */
 	async deactivate(): Promise<boolean> {
-		return await this.run('delete');
+		return await this.run('delete', 'update');
 	}
 
-	async run(method: Method): Promise<boolean> {
+	/** Saving or publishing an active workflow as n8n 1.x and 2.6 do: the trigger removed and added. */
+	async save(): Promise<void> {
+		await this.deactivate();
+		await this.activate('update');
+	}
+
+	async run(method: Method, activation: WorkflowActivateMode = 'activate'): Promise<boolean> {
 		const { workflow, node, additionalData } = this.#setup();
 		const context = new HookContext(
 			workflow,
 			node,
 			additionalData,
-			this.listening ? 'manual' : 'trigger',
-			this.listening ? 'manual' : 'activate',
+			// n8n removes a trigger's webhooks in mode `internal`, the test URL's too.
+			method === 'delete' ? 'internal' : this.listening ? 'manual' : 'trigger',
+			this.listening ? 'manual' : activation,
 			this.#webhookData(workflow, node, additionalData),
 		);
 		return await trigger.webhookMethods.default[method].call(context);
@@ -157,7 +174,12 @@ export class TriggerHarness {
 			this.pendingRuns--;
 			(res as express.Response).status(status).json({});
 		}
-		this.deliveries.push({ status: res.statusCode, items });
+		const receipt = res.getHeader('webhook-receipt');
+		this.deliveries.push({
+			status: res.statusCode,
+			receipt: typeof receipt === 'string' ? receipt : undefined,
+			items,
+		});
 	}
 
 	#node(): INode {
@@ -165,7 +187,7 @@ export class TriggerHarness {
 			id: '7d2f8a4e-1b1f-4c07-8a41-0c2a3c5f9e11',
 			name: 'Training Lab Trigger',
 			type: `${PACKAGE_NAME}.trainingLabTrigger`,
-			typeVersion: 1,
+			typeVersion: this.typeVersion,
 			position: [0, 0],
 			webhookId: 'f1d2c3b4-a5e6-4f70-8192-a3b4c5d6e7f8',
 			parameters: { ...this.options, events: this.#events },

@@ -1,0 +1,162 @@
+import type { IDataObject, IHookFunctions, NodeApiError } from 'n8n-workflow';
+import type { EventType, Json, Schemas } from '../shared/api';
+import {
+	apiPath,
+	apiRequest,
+	apiRequestAllItems,
+	apiRequestAs,
+	nodeErrorOf,
+} from '../shared/transport';
+
+export type Endpoint = Json<'Webhook'>;
+
+/**
+ * What the trigger keeps in the node's static data (stored by n8n with the workflow, for every
+ * process): the endpoint it registered and its signing secret.
+ */
+export interface StoredEndpoint extends IDataObject {
+	webhookId?: string;
+	webhookSecret?: string;
+	/** The workflow that registered it: a copy of the workflow carrying this static data is another. */
+	webhookWorkflowId?: string;
+	/** Registered for the editor's test URL while it listens: deleted, not held, when it stops. */
+	listening?: boolean;
+}
+
+/** What the endpoint should be: this trigger's URL, events and description, with receipts. */
+export interface Wanted {
+	url: string;
+	event_types: EventType[];
+	description: string;
+}
+
+const requestEndpoint = apiRequestAs<Endpoint>;
+const createEndpoint = apiRequestAs<Json<'WebhookCreated'>>;
+const listAllEndpoints = apiRequestAllItems<Endpoint>;
+
+/** The stored endpoint, when this workflow registered it (not a copy's static data). */
+export function ownEndpointId(context: IHookFunctions, stored: StoredEndpoint): string | undefined {
+	if (typeof stored.webhookId !== 'string' || typeof stored.webhookSecret !== 'string')
+		return undefined;
+	const owner = stored.webhookWorkflowId;
+	if (owner !== undefined && owner !== context.getWorkflow().id) return undefined;
+	return stored.webhookId;
+}
+
+export function forgetEndpoint(stored: StoredEndpoint): void {
+	delete stored.webhookId;
+	delete stored.webhookSecret;
+	delete stored.webhookWorkflowId;
+	delete stored.listening;
+}
+
+/** The endpoint, or undefined when it is gone. */
+export async function findEndpoint(
+	this: IHookFunctions,
+	org: string,
+	id: string,
+): Promise<Endpoint | undefined> {
+	try {
+		return (await requestEndpoint.call(this, 'GET', apiPath`/orgs/${org}/webhooks/${id}`)).body;
+	} catch (error) {
+		if ((error as NodeApiError).httpCode === '404') return undefined;
+		throw nodeErrorOf(this, error);
+	}
+}
+
+/**
+ * Registers a new endpoint and stores it; one left over for this URL (409 url_taken) is replaced,
+ * never doubled.
+ */
+export async function registerEndpoint(
+	this: IHookFunctions,
+	org: string,
+	wanted: Wanted,
+	stored: StoredEndpoint,
+): Promise<Endpoint> {
+	const body: Schemas['WebhookCreate'] = { ...wanted, require_receipt: true };
+	const path = apiPath`/orgs/${org}/webhooks`;
+	const created = await retryOnceUrlTaken(this, org, wanted.url, async () => {
+		return (await createEndpoint.call(this, 'POST', path, { body })).body;
+	});
+	forgetEndpoint(stored);
+	stored.webhookId = created.id;
+	stored.webhookSecret = created.secret;
+	stored.webhookWorkflowId = this.getWorkflow().id;
+	return created;
+}
+
+/**
+ * Makes the stored endpoint this trigger's again, in place: its URL, events and description, with
+ * receipts, released if it was held (sending what it kept, or with `skipHeld` giving that up). A
+ * person's pause (disabled) stays. Undefined when the endpoint is gone.
+ */
+export async function releaseEndpoint(
+	this: IHookFunctions,
+	org: string,
+	id: string,
+	wanted: Wanted,
+	skipHeld: boolean,
+): Promise<Endpoint | undefined> {
+	const body: Schemas['WebhookUpdate'] = {
+		...wanted,
+		require_receipt: true,
+		held: false,
+		...(skipHeld ? { skip_held_events: true } : {}),
+	};
+	const path = apiPath`/orgs/${org}/webhooks/${id}`;
+	try {
+		return await retryOnceUrlTaken(this, org, wanted.url, async () => {
+			return (await requestEndpoint.call(this, 'PATCH', path, { body })).body;
+		});
+	} catch (error) {
+		if ((error as NodeApiError).httpCode === '404') return undefined;
+		throw nodeErrorOf(this, error);
+	}
+}
+
+/** Holds the endpoint's deliveries while the workflow is inactive; false when it is gone. */
+export async function holdEndpoint(
+	this: IHookFunctions,
+	org: string,
+	id: string,
+): Promise<boolean> {
+	const body: Schemas['WebhookUpdate'] = { held: true };
+	try {
+		await apiRequest.call(this, 'PATCH', apiPath`/orgs/${org}/webhooks/${id}`, { body });
+		return true;
+	} catch (error) {
+		if ((error as NodeApiError).httpCode === '404') return false;
+		throw nodeErrorOf(this, error);
+	}
+}
+
+/** Deletes an endpoint; one that is already gone is fine. */
+export async function deleteEndpoint(this: IHookFunctions, org: string, id: string): Promise<void> {
+	try {
+		await apiRequest.call(this, 'DELETE', apiPath`/orgs/${org}/webhooks/${id}`);
+	} catch (error) {
+		if ((error as NodeApiError).httpCode !== '404') throw nodeErrorOf(this, error);
+	}
+}
+
+/**
+ * Runs `attempt`; should the URL be taken (409 url_taken) by an endpoint left over for this
+ * trigger's own URL (its static data lost), deletes that one and runs it once more.
+ */
+async function retryOnceUrlTaken<T>(
+	context: IHookFunctions,
+	org: string,
+	url: string,
+	attempt: () => Promise<T>,
+): Promise<T> {
+	try {
+		return await attempt();
+	} catch (error) {
+		if ((error as NodeApiError).context?.apiCode !== 'url_taken') throw nodeErrorOf(context, error);
+		const endpoints = await listAllEndpoints.call(context, apiPath`/orgs/${org}/webhooks`);
+		const leftover = endpoints.find((endpoint) => endpoint.url === url);
+		if (leftover) await deleteEndpoint.call(context, org, leftover.id);
+		return await attempt();
+	}
+}
