@@ -4,6 +4,7 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 	IPollFunctions,
+	IRun,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import type { Json } from '../shared/api';
@@ -18,7 +19,18 @@ interface PollState extends IDataObject {
 	/** Id of the newest event seen; every event after it is new. */
 	lastEventId?: string;
 	lastOccurredAt?: string;
+	/**
+	 * What each execution it started got, by a key of its own, until that execution has ended: should
+	 * n8n stop while one runs (a crash, a kill), the n8n that comes back starts it again.
+	 */
+	running?: Record<string, IDataObject[]>;
 }
+
+/**
+ * The executions this n8n process started and is waiting on, by workflow, node and key: one of
+ * `running` that this process does not wait on was started by a process that is gone.
+ */
+const awaitedHere = new Set<string>();
 
 const ALL_EVENTS = '*';
 const EVENT_OPTIONS = [{ name: 'All Events', value: ALL_EVENTS }, ...EVENT_TYPE_OPTIONS];
@@ -101,6 +113,10 @@ export class TrainingLabActivityTrigger implements INodeType {
 			return null;
 		}
 
+		// Executions a previous n8n process started and never saw end (it stopped while they ran): again.
+		for (const [key, items] of Object.entries(state.running ?? {}))
+			if (!awaitedHere.has(awaitedKey(this, key))) emitAndAwait(this, state, items, key);
+
 		const fresh = await eventsAfter.call(this, orgId, state);
 		if (fresh.length === 0) return null;
 		// Only now, with every page read, does the position move: a failed poll skips nothing.
@@ -110,11 +126,42 @@ export class TrainingLabActivityTrigger implements INodeType {
 			.reverse()
 			.map((event) => asItem(event, orgId));
 		if (emitted.length === 0) return null;
-		if (this.getNodeParameter('output', 'eachEvent') === 'allEvents') {
-			return [this.helpers.returnJsonArray([{ events: emitted }])];
-		}
-		return [this.helpers.returnJsonArray(emitted)];
+		const items =
+			this.getNodeParameter('output', 'eachEvent') === 'allEvents'
+				? [{ events: emitted }]
+				: emitted;
+		emitAndAwait(this, state, items, fresh[0].id);
+		return null;
 	}
+}
+
+/**
+ * Starts an execution with `items` and keeps them in `running` (which n8n stores with the emission)
+ * until the execution has ended, whatever its outcome: only an execution that n8n lost when it
+ * stopped is started again, by the next process's poll.
+ */
+function emitAndAwait(
+	context: IPollFunctions,
+	state: PollState,
+	items: IDataObject[],
+	key: string,
+): void {
+	state.running = { ...state.running, [key]: items };
+	const awaited = awaitedKey(context, key);
+	awaitedHere.add(awaited);
+	const ended = context.helpers.createDeferredPromise<IRun | undefined>();
+	const forget = () => {
+		awaitedHere.delete(awaited);
+		const stillRunning = { ...state.running };
+		delete stillRunning[key];
+		state.running = stillRunning;
+	};
+	ended.promise.then(forget, forget);
+	context.__emit([context.helpers.returnJsonArray(items)], undefined, ended);
+}
+
+function awaitedKey(context: IPollFunctions, key: string): string {
+	return `${context.getWorkflow().id}\u0000${context.getNode().id}\u0000${key}`;
 }
 
 function remember(state: PollState, newest: ActivityEvent): void {

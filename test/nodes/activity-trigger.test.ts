@@ -4,6 +4,7 @@ import {
 	type IDataObject,
 	type INode,
 	type INodeParameters,
+	type IPollFunctions,
 	type IWorkflowExecuteAdditionalData,
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
@@ -15,22 +16,42 @@ import { PACKAGE_NAME } from '../../tooling/root';
 
 const trigger = new TrainingLabActivityTrigger();
 
-/** n8n's side of a polling trigger: a workflow holding the node and its static data, polled through n8n-core. */
+/** An execution the trigger started: the items it got, and a way to end it (as n8n does when it finishes). */
+interface Execution {
+	items: IDataObject[];
+	end(): void;
+	/** n8n could not run it (the promise of its end rejected). */
+	fail(): void;
+}
+
+/**
+ * n8n's side of a polling trigger: a workflow holding the node and its static data, polled through
+ * n8n-core, with the executions it starts. n8n stores the static data when the trigger starts an
+ * execution, and only then: `stored` is what a restarted n8n reads back.
+ */
 class Poller {
 	readonly staticData: IDataObject;
+	stored: IDataObject = {};
 	credentials: { baseUrl: string; apiKey: string };
+	readonly executions: Execution[] = [];
+	/** Executions end as soon as they start; false: they run until a test ends them (or n8n dies). */
+	endAtOnce = true;
 	#parameters: INodeParameters;
+	#nodeType: TrainingLabActivityTrigger;
 
 	constructor(
 		credentials: { baseUrl: string; apiKey: string },
 		parameters: INodeParameters,
 		staticData: IDataObject = {},
+		nodeType = trigger,
 	) {
 		this.credentials = credentials;
 		this.#parameters = parameters;
 		this.staticData = staticData;
+		this.#nodeType = nodeType;
 	}
 
+	/** The items of the executions this poll started, in order (or what Fetch Test Event returns); null: none. */
 	async poll(mode: WorkflowExecuteMode = 'trigger'): Promise<IDataObject[] | null> {
 		const node: INode = {
 			id: '4b7c9d2e-2a31-4f5e-9c0d-7e8f9a0b1c2d',
@@ -47,7 +68,7 @@ class Poller {
 			nodes: [node],
 			connections: {},
 			active: true,
-			nodeTypes: onlyNodeType(trigger),
+			nodeTypes: onlyNodeType(this.#nodeType),
 			staticData: { [`node:${node.name}`]: this.staticData },
 		});
 		credentialsHelper.setCredentials({ trainingLabApi: this.credentials });
@@ -56,10 +77,47 @@ class Poller {
 			variables: {},
 			currentNodeExecutionIndex: 0,
 		} as unknown as IWorkflowExecuteAdditionalData;
-		const result = await trigger.poll.call(
-			new PollContext(workflow, node, additionalData, mode, 'activate'),
+		const started: IDataObject[] = [];
+		const emit: IPollFunctions['__emit'] = (data, _response, done) => {
+			this.stored = JSON.parse(JSON.stringify(this.staticData));
+			const items = data[0].map((item) => item.json);
+			started.push(...items);
+			const execution = {
+				items,
+				end: () => done?.resolve(undefined),
+				fail: () => done?.reject(new Error('could not run')),
+			};
+			this.executions.push(execution);
+			if (this.endAtOnce) execution.end();
+		};
+		const context = new PollContext(
+			workflow,
+			node,
+			additionalData,
+			mode,
+			'activate',
+			emit,
+			() => {},
 		);
-		return result === null ? null : result[0].map((item) => item.json);
+		const result = await this.#nodeType.poll.call(context);
+		if (result !== null) return result[0].map((item) => item.json);
+		return started.length > 0 ? started : null;
+	}
+
+	/** n8n started again after it stopped: a new process, which reads back the static data n8n stored. */
+	restarted(): Poller {
+		let fresh!: typeof TrainingLabActivityTrigger;
+		jest.isolateModules(() => {
+			// eslint-disable-next-line @typescript-eslint/no-require-imports
+			fresh =
+				require('../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node').TrainingLabActivityTrigger;
+		});
+		return new Poller(
+			this.credentials,
+			this.#parameters,
+			JSON.parse(JSON.stringify(this.stored)),
+			new fresh(),
+		);
 	}
 }
 
@@ -162,23 +220,59 @@ describe('Training Lab Activity Trigger (polling)', () => {
 		);
 	});
 
-	it('after a restart (static data reloaded) neither loses nor repeats an event', async () => {
+	it('n8n stopped while executions it started ran: the next process starts them again, once; the others it had ended, not', async () => {
 		const first = new Poller(admin(), { events: ['*'] });
 		await first.poll();
-		createLabs(2, 'Before restart');
-		expect(await first.poll()).toHaveLength(2);
-		createLabs(3, 'During restart');
-		const restarted = new Poller(
-			admin(),
-			{ events: ['*'] },
-			JSON.parse(JSON.stringify(first.staticData)),
-		);
-		expect((await restarted.poll())!.map((item) => (item.data as IDataObject).name)).toEqual([
+		createLabs(2, 'Ended');
+		await first.poll();
+		first.endAtOnce = false;
+		createLabs(3, 'Running');
+		await first.poll(); // still running when n8n dies
+		createLabs(1, 'During restart');
+
+		const restarted = first.restarted();
+		const names = (items: IDataObject[] | null) =>
+			(items ?? []).map((item) => (item.data as IDataObject).name);
+		expect(names(await restarted.poll())).toEqual([
+			'Running 0',
+			'Running 1',
+			'Running 2',
 			'During restart 0',
-			'During restart 1',
-			'During restart 2',
 		]);
 		expect(await restarted.poll()).toBeNull();
+		// Their end is stored with the next execution: a later restart starts them not again (only
+		// that last one, whose end no execution after it stored).
+		createLabs(1, 'Later');
+		expect(names(await restarted.poll())).toEqual(['Later 0']);
+		expect(names(await restarted.restarted().poll())).toEqual(['Later 0']);
+	});
+
+	it('an execution still running in this process is not started twice; one that ended, or could not run, not again', async () => {
+		const poller = new Poller(admin(), { events: ['*'] });
+		await poller.poll();
+		poller.endAtOnce = false;
+		createLabs(1, 'Slow');
+		await poller.poll();
+		createLabs(1, 'Refused');
+		await poller.poll();
+		expect(await poller.poll()).toBeNull();
+		expect(Object.keys(poller.staticData.running as IDataObject)).toHaveLength(2);
+		poller.executions[0].end();
+		poller.executions[1].fail();
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(poller.staticData.running).toEqual({});
+		expect(await poller.poll()).toBeNull();
+	});
+
+	it('after a restart that ended no execution of its own, the last execution before it may run again: at least once', async () => {
+		const first = new Poller(admin(), { events: ['*'] });
+		await first.poll();
+		createLabs(1, 'Last before restart');
+		await first.poll(); // ended, but n8n stores static data only when the next execution starts
+		const again = await first.restarted().poll();
+		expect((again ?? []).map((item) => (item.data as IDataObject).name)).toEqual([
+			'Last before restart 0',
+		]);
 	});
 
 	it('can put all new events in one item', async () => {
