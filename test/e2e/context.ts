@@ -30,6 +30,15 @@ export interface Org {
 	client: ApiClient;
 }
 
+/** A webhook endpoint as the API lists it. */
+export interface Endpoint {
+	id: string;
+	url: string;
+	event_types: string[];
+	disabled_at: string | null;
+	held_since: string | null;
+}
+
 /** A delivery to one of an organization's endpoints, as the API server's database holds it. */
 export interface Delivery {
 	event_id: string;
@@ -163,14 +172,24 @@ export class E2e {
 		await this.client.api('POST', `/workflows/${workflowId}/deactivate`);
 	}
 
-	/** Deactivates a trigger workflow and waits until the organization has no endpoint left. */
-	async deactivateTrigger(workflowId: string, org: string): Promise<void> {
+	/** Deactivates a trigger workflow and waits until its endpoint (registered for `webhookUrl`) is held. */
+	async deactivateTrigger(workflowId: string, org: string, webhookUrl: string): Promise<void> {
 		await this.deactivate(workflowId);
 		await eventually(
-			async () => (await this.endpointsOf(org)).length === 0,
-			'every endpoint to be deleted',
+			async () =>
+				(await this.endpointsOf(org)).some(
+					(endpoint) => endpoint.url === webhookUrl && endpoint.held_since !== null,
+				),
+			'the endpoint to be held',
 			patiently(30_000, this.n8n.log),
 		);
+	}
+
+	/** The endpoint of the organization registered for `webhookUrl`. */
+	async endpointFor(org: string, webhookUrl: string): Promise<Endpoint> {
+		const endpoint = (await this.endpointsOf(org)).find((e) => e.url === webhookUrl);
+		if (!endpoint) throw new Error(`no endpoint of ${org} for ${webhookUrl}`);
+		return endpoint;
 	}
 
 	/** The items a node of an execution output (its first run, first output). */
@@ -276,14 +295,16 @@ export class E2e {
 		};
 	}
 
-	async endpointsOf(
-		org: string,
-	): Promise<Array<{ id: string; url: string; event_types: string[] }>> {
+	async endpointsOf(org: string): Promise<Endpoint[]> {
 		const { client, org: of } = this.org(org);
-		return (await client.get(`/orgs/${of.id}/webhooks`)).body;
+		return (await client.getAll(`/orgs/${of.id}/webhooks`)).items;
 	}
 
-	/** The organization's deliveries, read from the API server's database (a closed org cannot ask). */
+	/**
+	 * The deliveries to the organization's endpoints that are not held, read from the API server's
+	 * database (a closed org cannot ask). A workflow deactivated after an earlier test holds its
+	 * endpoint, which keeps the organization's later events for it.
+	 */
 	deliveriesOf(org: string): Delivery[] {
 		const db = new Database(this.databasePath, { readonly: true });
 		try {
@@ -291,9 +312,29 @@ export class E2e {
 				.prepare(
 					`SELECT d.event_id, d.status, d.attempts, d.last_status_code, d.last_error
 					 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-					 WHERE w.org_id = ?`,
+					 WHERE w.org_id = ? AND w.held_since IS NULL`,
 				)
 				.all(this.org(org).org.id) as Delivery[];
+		} finally {
+			db.close();
+		}
+	}
+
+	/**
+	 * How many attempts to the organization's endpoints were answered 2xx without the trigger's
+	 * receipt (n8n answering while it starts), each counted as failed and retried.
+	 */
+	attemptsAnsweredWithoutReceipt(org: string): number {
+		const db = new Database(this.databasePath, { readonly: true });
+		try {
+			return db
+				.prepare(
+					`SELECT count(*) FROM webhook_delivery_attempts a
+					 JOIN webhook_deliveries d ON d.seq = a.delivery_seq JOIN webhooks w ON w.id = d.webhook_id
+					 WHERE w.org_id = ? AND a.status_code BETWEEN 200 AND 299 AND a.error IS NOT NULL`,
+				)
+				.pluck()
+				.get(this.org(org).org.id) as number;
 		} finally {
 			db.close();
 		}
@@ -322,7 +363,10 @@ export class E2e {
 	}
 
 	/** Adds `count` trainers to the organization `org`, one after another. */
-	async addTrainers(org: string, count: number): Promise<Array<{ user_id: string }>> {
+	async addTrainers(
+		org: string,
+		count: number,
+	): Promise<Array<{ user_id: string; email: string }>> {
 		const { client, org: of } = this.org(org);
 		const members = [];
 		for (let i = 0; i < count; i++)
@@ -402,6 +446,26 @@ export class E2e {
 			.at(`/${path}`)
 			.map((notice) => (JSON.parse(notice.body) as Record<string, string>)[field])
 			.sort();
+	}
+
+	/**
+	 * The notices of the member-removal trigger workflow `workflowId` of the organization `org` (see
+	 * `memberRemovalTrigger`), once every member of `removed` has one, every delivery is final and
+	 * no execution of the workflow runs any more: a repeat would show here.
+	 */
+	async noticesOnceSettled(org: string, workflowId: string, removed: string[]): Promise<string[]> {
+		await eventually(
+			() => removed.every((id) => this.noticesSent(org).includes(id)),
+			`a notice for each of ${removed.length} removals`,
+			patiently(240_000, this.n8n.log),
+		);
+		await this.deliveriesSettled(org, 120_000);
+		await eventually(
+			async () => (await this.client.runningExecutions(workflowId)).length === 0,
+			'every execution to end',
+			patiently(120_000, this.n8n.log),
+		);
+		return this.noticesSent(org);
 	}
 
 	/** The members the successful executions of the member-removal example notified, sorted. */

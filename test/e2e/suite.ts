@@ -17,6 +17,7 @@ import { oncePerEventScenarios } from './scenarios/once-per-event';
 import { outageScenarios } from './scenarios/outages';
 import { editorScenarios, replayScenarios } from './scenarios/replay';
 import { triggerScenarios } from './scenarios/trigger';
+import { workflowActionScenarios } from './scenarios/workflow-actions';
 
 /**
  * Every scenario, against the n8n pinned as `topology.pin` in `topology` with the packed package
@@ -34,6 +35,7 @@ export function endToEndSuite(topology: Topology): void {
 	aiToolScenarios(e2e);
 	oncePerEventScenarios(e2e);
 	replayScenarios(e2e);
+	workflowActionScenarios(e2e);
 	n8nBehaviourScenarios(e2e);
 	// n8n's editor in Chromium; in queue mode a test webhook is served by main, not the webhook process.
 	if (topology.pin === '2.x' && !topology.queue) editorScenarios(e2e);
@@ -51,6 +53,7 @@ export function compatibilitySuite(topology: Topology): void {
 	operationScenarios(e2e);
 	bulkScenarios(e2e);
 	triggerScenarios(e2e);
+	workflowActionScenarios(e2e);
 	credentialTestScenarios(e2e);
 	activityScenarios(e2e);
 	aiToolScenarios(e2e);

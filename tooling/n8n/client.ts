@@ -11,6 +11,13 @@ export interface Execution {
 	data: any;
 }
 
+/** Where n8n 2.41's background publication of a workflow stands. */
+interface PublicationStatus {
+	status: string;
+	liveVersionId: string | null;
+	triggers: Array<{ status: string; errorMessage: string | null }>;
+}
+
 /** n8n's HTTP APIs: the internal REST API with the owner's session cookie, the public API with an API key. */
 export class N8nClient {
 	readonly url: string;
@@ -124,6 +131,43 @@ export class N8nClient {
 		return failure;
 	}
 
+	/**
+	 * Saves a change to a workflow as n8n's editor does (`PATCH /rest/workflows/{id}` with the whole
+	 * workflow), and on 2.x publishes it (`POST /rest/workflows/{id}/activate` with the saved version,
+	 * the editor's Publish). Returns once n8n has put the saved version live.
+	 */
+	async saveAndPublish(workflowId: string, change: (workflow: any) => void): Promise<void> {
+		const workflow = (await this.rest('GET', `/rest/workflows/${workflowId}`)) as any;
+		change(workflow);
+		const { name, nodes, connections, settings, versionId } = workflow;
+		const saved = (await this.rest('PATCH', `/rest/workflows/${workflowId}`, {
+			name,
+			nodes,
+			connections,
+			settings,
+			versionId,
+		})) as { versionId: string };
+		if (PINS[this.pin].line === '1.x') return; // 1.x puts a saved active workflow live itself
+		await this.rest('POST', `/rest/workflows/${workflowId}/activate`, {
+			versionId: saved.versionId,
+		});
+		if (PINS[this.pin].activation === 'background')
+			await this.#publication(workflowId, (status) => status.liveVersionId === saved.versionId);
+	}
+
+	/**
+	 * Deletes a workflow as a person does in n8n 2.x's editor: archive it (which unpublishes it), then
+	 * delete it once n8n has unpublished it.
+	 */
+	async archiveAndDelete(workflowId: string): Promise<void> {
+		await this.rest('POST', `/rest/workflows/${workflowId}/archive`, {});
+		await eventually(
+			async () => (await this.rest('DELETE', `/rest/workflows/${workflowId}`)) === true,
+			'n8n to unpublish and delete the workflow',
+			patiently(60_000),
+		);
+	}
+
 	async #activateAndReadFailure(workflowId: string): Promise<string | undefined> {
 		if (PINS[this.pin].activation === 'synchronous') {
 			try {
@@ -135,20 +179,31 @@ export class N8nClient {
 			}
 		}
 		await this.api('POST', `/workflows/${workflowId}/activate`);
-		const outcome = await eventually(
-			async () => {
-				const status = (await this.rest(
-					'GET',
-					`/rest/workflows/${workflowId}/publication-status`,
-				)) as { status: string; triggers: Array<{ status: string; errorMessage: string | null }> };
-				return !['in_progress', 'not_published'].includes(status.status) && status;
-			},
-			'n8n to finish publishing the workflow',
-			patiently(120_000),
+		const outcome = await this.#publication(
+			workflowId,
+			(status) => status.status !== 'not_published',
 		);
 		const failed = outcome.triggers.filter((trigger) => trigger.status === 'failed');
 		if (outcome.status !== 'failed' && failed.length === 0) return undefined;
 		return failed.map((trigger) => trigger.errorMessage).join('\n') || JSON.stringify(outcome);
+	}
+
+	/** Waits until n8n 2.41's background publication of the workflow has ended, as `done` says. */
+	async #publication(
+		workflowId: string,
+		done: (status: PublicationStatus) => boolean,
+	): Promise<PublicationStatus> {
+		return await eventually(
+			async () => {
+				const status = (await this.rest(
+					'GET',
+					`/rest/workflows/${workflowId}/publication-status`,
+				)) as PublicationStatus;
+				return status.status !== 'in_progress' && done(status) && status;
+			},
+			'n8n to finish publishing the workflow',
+			patiently(120_000),
+		);
 	}
 
 	/** Executions of a workflow with their data, newest first. */

@@ -8,6 +8,11 @@ export interface ReadinessGate {
 	readonly turnedAway: number;
 	/** Requests forwarded to n8n. */
 	readonly letIn: number;
+	/**
+	 * False: every request is forwarded, ready or not, as when n8n is reached directly (`npx n8n`,
+	 * `docker run`, a proxy without a health check).
+	 */
+	checking: boolean;
 	stop(): Promise<void>;
 }
 
@@ -25,8 +30,9 @@ export async function startReadinessGate(
 	const upstream = new URL(target);
 	let turnedAway = 0;
 	let letIn = 0;
+	const gate = { checking: true };
 	const server = createServer(async (req, res) => {
-		if (!(await isReady().catch(() => false))) {
+		if (gate.checking && !(await isReady().catch(() => false))) {
 			turnedAway++;
 			req.resume();
 			res.writeHead(503, { 'content-type': 'application/json' });
@@ -56,6 +62,12 @@ export async function startReadinessGate(
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	return {
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		get checking() {
+			return gate.checking;
+		},
+		set checking(checking: boolean) {
+			gate.checking = checking;
+		},
 		get turnedAway() {
 			return turnedAway;
 		},

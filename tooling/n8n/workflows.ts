@@ -29,9 +29,9 @@ export function webhookChain(path: string, nodes: Array<{ name: string }>) {
 }
 
 /**
- * A Training Lab node named "Create session" (Session → Create), placed `x` to the right: `title` and
- * `labVersion` (an id, or an expression giving one), with the credential `credential`; `extra` adds
- * node settings such as `onError`.
+ * A Training Lab node named "Create session" (or `name`; Session → Create), placed `x` to the right:
+ * `title` and `labVersion` (an id, or an expression giving one), with the credential `credential`;
+ * `extra` adds node settings such as `onError`.
  */
 export function createSessionNode(
 	x: number,
@@ -41,9 +41,10 @@ export function createSessionNode(
 		capacity: number;
 		credential: { id: string; name: string };
 		extra?: object;
+		name?: string;
 	},
 ) {
-	return workflowNode('Create session', 'n8n-nodes-traininglab.trainingLab', x, {
+	return workflowNode(options.name ?? 'Create session', 'n8n-nodes-traininglab.trainingLab', x, {
 		typeVersion: 1,
 		...options.extra,
 		parameters: {

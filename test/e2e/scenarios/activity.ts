@@ -1,15 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '../../../tooling/eventually';
+import { demoVersionsOf } from '../../../tooling/api/client';
 import { patiently } from '../../../tooling/n8n/processes';
+import { createSessionNode, workflowNode } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 
-/** The polling workflow, active from the start of the suite (see startPollingEarly). */
+/** The polling workflows, active from the start of the suite (see startPollingEarly). */
 let pollingWorkflowId: string;
+let followUpWorkflowId: string | undefined;
+
+/** The crash scenario's: n8n is killed while one of its executions waits. */
+const crashedWhilePolled = (e2e: E2e) => e2e.scope === 'full' && !e2e.topology.queue;
 
 /**
- * n8n polls at most once a minute: the polling scenario's workflow is activated when the suite starts
- * (its beforeAll calls this), so that its first poll, which records where the activity log stands,
- * happens while other scenarios run.
+ * n8n polls at most once a minute: the polling scenarios' workflows are activated when the suite
+ * starts (its beforeAll calls this), so that their first poll, which records where the activity log
+ * stands, happens while other scenarios run.
  */
 export async function startPollingEarly(e2e: E2e): Promise<void> {
 	const credentialId = await e2e.credentialOf('polling');
@@ -17,6 +23,60 @@ export async function startPollingEarly(e2e: E2e): Promise<void> {
 		e2e.activityWorkflow('Poll the activity log', credentialId, ['member.removed']),
 	);
 	await e2e.client.activate(pollingWorkflowId);
+	if (crashedWhilePolled(e2e)) {
+		followUpWorkflowId = await e2e.create(await followUpWorkflow(e2e));
+		await e2e.client.activate(followUpWorkflowId);
+	}
+}
+
+/**
+ * Activity Trigger (member.removed, every minute) → a welcome session → a 20 s wait → a follow-up
+ * session, each titled with the removed member's e-mail.
+ */
+async function followUpWorkflow(e2e: E2e) {
+	const org = 'pollCrash';
+	const credential = { id: await e2e.credentialOf(org), name: 'Training Lab pollCrash' };
+	const { published } = await demoVersionsOf(e2e.org(org).client);
+	const workflow = e2e.activityWorkflow('Follow up removals', credential.id, ['member.removed']);
+	const session = (name: string, x: number) =>
+		createSessionNode(x, {
+			name,
+			title: `={{ "${name} " + $('Activity').item.json.data.email }}`,
+			labVersion: published,
+			capacity: 5,
+			credential,
+		});
+	return {
+		...workflow,
+		nodes: [
+			...workflow.nodes,
+			session('Welcome', 200),
+			workflowNode('Pause', 'n8n-nodes-base.wait', 400, {
+				typeVersion: 1.1,
+				parameters: { resume: 'timeInterval', amount: 20, unit: 'seconds' },
+			}),
+			session('Follow-up', 600),
+		],
+		connections: {
+			Activity: { main: [[{ node: 'Welcome', type: 'main', index: 0 }]] },
+			Welcome: { main: [[{ node: 'Pause', type: 'main', index: 0 }]] },
+			Pause: { main: [[{ node: 'Follow-up', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+/** Waits until the first poll of a workflow's Activity Trigger has recorded where the log stands. */
+async function firstPoll(e2e: E2e, workflowId: string): Promise<void> {
+	await eventually(
+		async () => {
+			const stored = await e2e.client.api<{
+				staticData?: Record<string, { lastEventId?: string }>;
+			}>('GET', `/workflows/${workflowId}`);
+			return stored.staticData?.['node:Activity']?.lastEventId !== undefined;
+		},
+		'the first poll to record its position',
+		patiently(150_000, e2e.n8n.log),
+	);
 }
 
 /** The Activity Trigger polling in an active workflow. */
@@ -31,16 +91,7 @@ export function activityScenarios(e2e: E2e): void {
 				// Activated when the suite started (pollingWorkflowId). The first poll records where the
 				// log stands; n8n keeps that in the workflow's static data.
 				const workflow = { id: pollingWorkflowId };
-				await eventually(
-					async () => {
-						const stored = await e2e.client.api<{
-							staticData?: Record<string, { lastEventId?: string }>;
-						}>('GET', `/workflows/${workflow.id}`);
-						return stored.staticData?.['node:Activity']?.lastEventId !== undefined;
-					},
-					'the first poll to record its position',
-					patiently(150_000, e2e.n8n.log),
-				);
+				await firstPoll(e2e, workflow.id);
 
 				const removeMembers = async (count: number) => {
 					const ids: string[] = [];
@@ -113,4 +164,58 @@ export function activityScenarios(e2e: E2e): void {
 			8 * 60_000,
 		);
 	});
+
+	if (crashedWhilePolled(e2e))
+		describe('n8n killed while an execution the Activity Trigger started runs', () => {
+			afterAll(() => e2e.deactivate(followUpWorkflowId!));
+
+			it(
+				'its events run again by themselves once n8n is back; each Training Lab session is still created once',
+				async () => {
+					const org = 'pollCrash';
+					const { client: api, org: of } = e2e.org(org);
+					await firstPoll(e2e, followUpWorkflowId!);
+					const members = await e2e.addTrainers(org, 3);
+					for (const member of members)
+						expect((await api.delete(`/orgs/${of.id}/members/${member.user_id}`)).status).toBe(204);
+					const titles = async () =>
+						((await api.getAll('/sessions')).items as Array<{ title: string }>).map(
+							(session) => session.title,
+						);
+					const expected = (prefix: string) =>
+						members.map((member) => `${prefix} ${member.email}`).sort();
+					const created = async (prefix: string) =>
+						(await titles()).filter((title) => title.startsWith(`${prefix} `)).sort();
+					// Killed while the poll's execution waits, its welcome sessions created.
+					await eventually(
+						async () => (await created('Welcome')).length === members.length,
+						'the polled execution to create the welcome sessions',
+						patiently(150_000, e2e.n8n.log),
+					);
+					const [crashed] = await e2e.client.runningExecutions(followUpWorkflowId!);
+					expect(crashed).toBeDefined();
+					await e2e.n8n.kill();
+					const killed = Date.now();
+					await e2e.n8n.restart();
+
+					await eventually(
+						async () => (await created('Follow-up')).length >= members.length,
+						'a follow-up session per removal',
+						patiently(240_000, e2e.n8n.log),
+					);
+					expect(await created('Welcome')).toEqual(expected('Welcome'));
+					expect(await created('Follow-up')).toEqual(expected('Follow-up'));
+					const executions = await e2e.client.executions(followUpWorkflowId!);
+					expect(executions.find((e) => e.id === crashed.id)?.status).toBe('crashed');
+					const ranAgain = executions.filter((e) => e.status === 'success');
+					console.log(
+						`n8n ${e2e.n8n.version}: killed while the Activity Trigger's execution of 3 removals waited; ` +
+							`${ranAgain.length} execution(s) ran them again by themselves, the last ended ` +
+							`${((Math.max(...ranAgain.map((e) => Date.parse(e.stoppedAt ?? e.startedAt))) - killed) / 1000).toFixed(1)} s ` +
+							`after the kill; 3 welcome and 3 follow-up sessions, none twice`,
+					);
+				},
+				8 * 60_000,
+			);
+		});
 }

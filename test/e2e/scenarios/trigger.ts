@@ -106,16 +106,18 @@ export function triggerScenarios(e2e: E2e): void {
 			]);
 		});
 
-		it('deactivating deletes the endpoint; activating twice in a row leaves exactly one', async () => {
-			await e2e.deactivateTrigger(workflowId, 'people');
+		it('deactivating holds the endpoint; activating again, twice in a row, releases that one and makes no other', async () => {
+			const [registered] = await e2e.endpointsOf('people');
+			await e2e.deactivateTrigger(workflowId, 'people', webhookUrl);
 			await e2e.activate(workflowId);
 			await e2e.activateTrigger(workflowId, 'people', webhookUrl);
 			expect(await e2e.endpointsOf('people')).toEqual([
-				expect.objectContaining({ url: webhookUrl }),
+				expect.objectContaining({ id: registered.id, url: webhookUrl, held_since: null }),
 			]);
-			// Deactivation deletes the endpoint the trigger knows; a duplicate registered by the second
-			// activation would be left behind, and the endpoints would never reach zero.
-			await e2e.deactivateTrigger(workflowId, 'people');
+			await e2e.deactivateTrigger(workflowId, 'people', webhookUrl);
+			expect(await e2e.endpointsOf('people')).toEqual([
+				expect.objectContaining({ id: registered.id, held_since: expect.any(String) }),
+			]);
 		});
 	});
 
