@@ -80,7 +80,8 @@ class Poller {
 		const started: IDataObject[] = [];
 		const emit: IPollFunctions['__emit'] = (data, _response, done) => {
 			this.stored = JSON.parse(JSON.stringify(this.staticData));
-			const items = data[0].map((item) => item.json);
+			// n8n hands the items to its expression isolate and task runner, which copy them as data.
+			const items = structuredClone(data[0].map((item) => item.json));
 			started.push(...items);
 			const execution = {
 				items,
@@ -108,9 +109,9 @@ class Poller {
 	restarted(): Poller {
 		let fresh!: typeof TrainingLabActivityTrigger;
 		jest.isolateModules(() => {
-			// eslint-disable-next-line @typescript-eslint/no-require-imports
-			fresh =
-				require('../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node').TrainingLabActivityTrigger;
+			fresh = jest.requireActual<{ TrainingLabActivityTrigger: typeof TrainingLabActivityTrigger }>(
+				'../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node',
+			).TrainingLabActivityTrigger;
 		});
 		return new Poller(
 			this.credentials,
