@@ -113,9 +113,11 @@ export class TrainingLabActivityTrigger implements INodeType {
 			return null;
 		}
 
-		// Executions a previous n8n process started and never saw end (it stopped while they ran): again.
+		// Executions a previous n8n process started and never saw end (it stopped while they ran): again,
+		// with the items as plain data (static data hands out objects that watch their changes).
 		for (const [key, items] of Object.entries(state.running ?? {}))
-			if (!awaitedHere.has(awaitedKey(this, key))) emitAndAwait(this, state, items, key);
+			if (!awaitedHere.has(awaitedKey(this, key)))
+				emitAndAwait(this, state, JSON.parse(JSON.stringify(items)) as IDataObject[], key);
 
 		const fresh = await eventsAfter.call(this, orgId, state);
 		if (fresh.length === 0) return null;
