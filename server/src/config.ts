@@ -94,11 +94,16 @@ export const VARIABLE_MEANINGS: Record<keyof z.input<typeof Env>, string> = {
 	HTTP_KEEP_ALIVE_TIMEOUT_MS: 'how long an idle keep-alive connection stays open',
 };
 
+/** Each configuration variable's default, as a value (undefined: none, as for PUBLIC_URL). */
+export function configurationDefaults(): Partial<Record<keyof typeof VARIABLE_MEANINGS, unknown>> {
+	return Env.parse({});
+}
+
 /** The help of `npm start`: every configuration variable with its default and meaning. */
 export function configurationHelp(): string {
-	const defaults = Env.parse({}) as Record<string, unknown>;
+	const defaults = configurationDefaults();
 	const rows = Object.entries(VARIABLE_MEANINGS).map(([name, meaning]) => {
-		const value = defaults[name];
+		const value = defaults[name as keyof typeof VARIABLE_MEANINGS];
 		const shown = value === undefined ? '(the listen address)' : String(value);
 		return `  ${name.padEnd(28)} ${meaning}
   ${''.padEnd(28)} default: ${shown}`;
