@@ -425,6 +425,37 @@ describe('the web console', () => {
 		);
 	});
 
+	it('shows an endpoint its n8n workflow holds: what it keeps, that it requires receipts, and no test or recovery', async () => {
+		const url = `${receiver.url}/hooks/held`;
+		const endpoint = (
+			await admin.post(`/orgs/${org.org.id}/webhooks`, {
+				url,
+				event_types: ['member.removed'],
+				require_receipt: true,
+			})
+		).body;
+		await admin.patch(`/orgs/${org.org.id}/webhooks/${endpoint.id}`, { held: true });
+		const kept = await addMember('Kept While Held', 'kept.held@console.test');
+		await admin.delete(`${membersPath()}/${kept.user_id}`);
+		const tab = await openConsole();
+		await tab.signedIn(org.api_key);
+		await tab.goTo('Webhooks');
+		const row = tab.page.getByRole('row').filter({ hasText: url });
+		expect(await row.textContent()).toContain('held');
+		await tab.page.getByRole('link', { name: url }).click();
+		await tab.heading('Deliveries').waitFor();
+		const facts = tab.page.locator('.facts');
+		await facts.getByText('Its receiver is inactive (an n8n workflow deactivated)').waitFor();
+		expect(await facts.textContent()).toContain(
+			"the receiver answers 2xx with the delivery's receipt",
+		);
+		expect(await tab.page.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
+		expect(await tab.page.getByRole('button', { name: 'Recover deliveries' }).count()).toBe(0);
+		const delivery = tab.page.getByRole('listitem').filter({ hasText: 'member.removed' }).first();
+		await delivery.getByText('Waiting for its first attempt').waitFor();
+		expect(receiver.at('/hooks/held')).toEqual([]);
+	});
+
 	it('runs a session: create from a published version, open, start, a join code shown once, end, delete', async () => {
 		const tab = await openConsole();
 		await tab.signedIn(org.api_key);
