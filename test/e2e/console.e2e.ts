@@ -452,7 +452,9 @@ describe('the web console', () => {
 		expect(await tab.page.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
 		expect(await tab.page.getByRole('button', { name: 'Recover deliveries' }).count()).toBe(0);
 		const delivery = tab.page.getByRole('listitem').filter({ hasText: 'member.removed' }).first();
-		await delivery.getByText('Waiting for its first attempt').waitFor();
+		await delivery.getByText('sent when its receiver is back').waitFor();
+		expect(await delivery.textContent()).not.toContain('Next retry');
+		expect(await delivery.getByRole('button', { name: 'Resend' }).count()).toBe(0);
 		expect(receiver.at('/hooks/held')).toEqual([]);
 	});
 

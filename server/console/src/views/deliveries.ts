@@ -207,7 +207,9 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 	}
 
 	function deliveryItem(delivery: Delivery): HTMLLIElement {
-		const item = deliveryView(delivery);
+		const held = webhook.held_since !== null;
+		const item = deliveryView(delivery, held);
+		if (held) return item; // nothing is sent until its receiver is back
 		const resend = h(
 			'button',
 			{ type: 'button', class: 'quiet', 'aria-describedby': `delivery-${delivery.id}` },
@@ -290,7 +292,8 @@ function localInputValue(iso: string): string {
 	return local.toISOString().slice(0, 19);
 }
 
-function deliveryView(delivery: Delivery): HTMLLIElement {
+/** One delivery with its attempts; `held`: its endpoint keeps it until its receiver is back. */
+function deliveryView(delivery: Delivery, held: boolean): HTMLLIElement {
 	const headingId = `delivery-${delivery.id}`;
 	const steps = delivery.attempt_log.map(attemptStep);
 	if (delivery.status === 'pending' && delivery.attempt_log.length === 0)
@@ -302,7 +305,17 @@ function deliveryView(delivery: Delivery): HTMLLIElement {
 				h('span', {}, 'Waiting for its first attempt'),
 			),
 		);
-	if (delivery.next_attempt_at)
+	if (delivery.next_attempt_at && held)
+		steps.push(
+			h(
+				'li',
+				{ class: 'attempt attempt-wait' },
+				h('span', { class: 'mark', 'aria-hidden': 'true' }, '‖'),
+				h('span', { class: 'attempt-title' }, 'Held'),
+				h('span', {}, 'sent when its receiver is back'),
+			),
+		);
+	else if (delivery.next_attempt_at)
 		steps.push(
 			h(
 				'li',
