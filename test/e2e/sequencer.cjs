@@ -1,17 +1,19 @@
-// The end-to-end suites in a fixed order, longest first, so that two jest workers finish together
-// (docs/testing.md has each suite's time). jest's own order needs timings from an earlier run, which
-// a fresh clone lacks. The newest n8n's are installed first (.ci/run), so they also come first.
+// The end-to-end suites in a fixed order, so that two jest workers finish together (docs/testing.md
+// has each suite's time); jest's own order needs timings from an earlier run, which a fresh clone
+// lacks. .ci/run installs the pinned n8n one after another (2.x, 1.x, 2.x-oldest, 1.x-oldest) while
+// the suites run: the longest, on the newest 2.x, come first; `npm run dev`'s (on 2.x) and the
+// console's (no n8n) next, while the other pins install; then each pin's suites in install order.
 const Sequencer = require('@jest/test-sequencer').default;
 
 const ORDER = [
 	'n8n2-queue-mode',
 	'n8n2-single-process',
+	'dev-command',
+	'console',
 	'n8n1-single-process',
 	'n8n2-oldest',
 	'n8n1-oldest',
 	'n8n-latest',
-	'dev-command',
-	'console',
 ];
 const rank = (path) => {
 	const index = ORDER.findIndex((name) => path.endsWith(`${name}.e2e.ts`));

@@ -15,6 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+	cpSync,
 	existsSync,
 	mkdirSync,
 	readFileSync,
@@ -163,15 +164,35 @@ function install(pin, files, cacheRoot, dir) {
 	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
 		cwd: dir,
 	});
-	run('npm', ['rebuild', 'sqlite3', '--loglevel=error'], {
-		cwd: dir,
-		env: {
-			...process.env,
-			PATH: `${dirname(runtime.bin)}:${process.env.PATH}`,
-			npm_config_nodedir: nodeHeaders(cacheRoot),
-		},
-	});
+	buildSqlite(dir, cacheRoot);
 	writeFileSync(join(dir, '.ready'), new Date().toISOString());
+}
+
+/**
+ * Builds n8n's sqlite3 for the Node that runs n8n, once per sqlite3 version and Node: every pin has
+ * the same sqlite3, and its C++ build takes a minute of CPU that the pins installed after the first
+ * need not spend again (they get a copy of the build).
+ */
+function buildSqlite(dir, cacheRoot) {
+	const sqlite = join(dir, 'node_modules', 'sqlite3');
+	const { version } = JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8'));
+	const built = join(cacheRoot, `sqlite3-${version}-node-${runtime.version}`);
+	if (!existsSync(join(built, '.ready'))) {
+		run('npm', ['rebuild', 'sqlite3', '--loglevel=error'], {
+			cwd: dir,
+			env: {
+				...process.env,
+				PATH: `${dirname(runtime.bin)}:${process.env.PATH}`,
+				npm_config_nodedir: nodeHeaders(cacheRoot),
+			},
+		});
+		rmSync(built, { recursive: true, force: true });
+		cpSync(join(sqlite, 'build'), join(built, 'build'), { recursive: true });
+		writeFileSync(join(built, '.ready'), new Date().toISOString());
+		return;
+	}
+	rmSync(join(sqlite, 'build'), { recursive: true, force: true });
+	cpSync(join(built, 'build'), join(sqlite, 'build'), { recursive: true });
 }
 
 const pins = process.argv.length > 2 ? process.argv.slice(2) : PINS;
