@@ -200,8 +200,7 @@ export class TrainingLabTrigger implements INodeType {
 				const stored = this.getWorkflowStaticData('node') as StoredEndpoint;
 				const wanted = wantedEndpoint.call(this);
 				if (this.getMode() === 'manual') {
-					if (stored.webhookId !== undefined)
-						await deleteEndpoint.call(this, org, stored.webhookId);
+					// n8n gives each listening empty static data of its own (docs/n8n-findings.md).
 					const created = await registerEndpoint.call(this, org, wanted, stored);
 					stored.listening = true;
 					if (triggerOptions.call(this).sampleWhenListening !== false)
@@ -241,7 +240,7 @@ export class TrainingLabTrigger implements INodeType {
 					}
 				} catch (error) {
 					this.logger.error(
-						`Training Lab Trigger: could not hold webhook endpoint ${id}; its deliveries fail until the workflow is active again, and are retried then`,
+						`Training Lab Trigger: could not ${stored.listening ? 'delete' : 'hold'} webhook endpoint ${id}; its deliveries fail until the workflow is active again, and are retried then`,
 						{ error: (error as Error).message },
 					);
 					return false;
