@@ -178,7 +178,11 @@ export class WebhookService extends DomainService {
 		return this.transaction(() => {
 			const expired = this.repos.webhooks.heldBefore(before);
 			for (const webhook of expired)
-				this.#deleteByServer(webhook, `Held for ${days} days: its receiver did not come back.`);
+				this.#deleteRecorded(
+					systemActor(webhook.org_id),
+					webhook,
+					`Held for ${days} days: its receiver did not come back.`,
+				);
 			return expired.length;
 		});
 	}
@@ -262,15 +266,7 @@ export class WebhookService extends DomainService {
 
 	/** Deletes the endpoint; its pending deliveries go with it. */
 	delete(actor: Actor, webhookId: string): void {
-		this.transaction(() => {
-			const webhook = this.#find(actor.orgId, webhookId);
-			this.repos.webhooks.delete(webhook.id);
-			this.events.record(actor, 'webhook.deleted', {
-				webhook_id: webhook.id,
-				url: webhook.url,
-				reason: null,
-			});
-		});
+		this.transaction(() => this.#deleteRecorded(actor, this.#find(actor.orgId, webhookId), null));
 	}
 
 	/** The organization may have one more endpoint that is not held. */
@@ -289,15 +285,17 @@ export class WebhookService extends DomainService {
 		const { max } = BOUNDS.heldWebhookEndpoints;
 		const held = this.repos.webhooks.heldLongestFirst(orgId);
 		for (const webhook of held.slice(0, Math.max(0, held.length - max)))
-			this.#deleteByServer(
+			this.#deleteRecorded(
+				systemActor(orgId),
 				webhook,
 				`The organization held more than ${max} endpoints; this one was held longest.`,
 			);
 	}
 
-	#deleteByServer(webhook: WebhookRow, reason: string): void {
+	/** Deletes the endpoint with its deliveries and records `webhook.deleted` (`reason`: null for a person). */
+	#deleteRecorded(actor: Actor, webhook: WebhookRow, reason: string | null): void {
 		this.repos.webhooks.delete(webhook.id);
-		this.events.record(systemActor(webhook.org_id), 'webhook.deleted', {
+		this.events.record(actor, 'webhook.deleted', {
 			webhook_id: webhook.id,
 			url: webhook.url,
 			reason,
