@@ -56,12 +56,9 @@ export async function findEndpoint(
 	org: string,
 	id: string,
 ): Promise<Endpoint | undefined> {
-	try {
+	return await unlessGone(this, async () => {
 		return (await requestEndpoint.call(this, 'GET', apiPath`/orgs/${org}/webhooks/${id}`)).body;
-	} catch (error) {
-		if ((error as NodeApiError).httpCode === '404') return undefined;
-		throw nodeErrorOf(this, error);
-	}
+	});
 }
 
 /**
@@ -105,14 +102,11 @@ export async function releaseEndpoint(
 		...(skipHeld ? { skip_held_events: true } : {}),
 	};
 	const path = apiPath`/orgs/${org}/webhooks/${id}`;
-	try {
-		return await retryOnceUrlTaken(this, org, wanted.url, async () => {
+	return await unlessGone(this, () =>
+		retryOnceUrlTaken(this, org, wanted.url, async () => {
 			return (await requestEndpoint.call(this, 'PATCH', path, { body })).body;
-		});
-	} catch (error) {
-		if ((error as NodeApiError).httpCode === '404') return undefined;
-		throw nodeErrorOf(this, error);
-	}
+		}),
+	);
 }
 
 /** Holds the endpoint's deliveries while the workflow is inactive; false when it is gone. */
@@ -122,21 +116,29 @@ export async function holdEndpoint(
 	id: string,
 ): Promise<boolean> {
 	const body: Schemas['WebhookUpdate'] = { held: true };
-	try {
-		await apiRequest.call(this, 'PATCH', apiPath`/orgs/${org}/webhooks/${id}`, { body });
-		return true;
-	} catch (error) {
-		if ((error as NodeApiError).httpCode === '404') return false;
-		throw nodeErrorOf(this, error);
-	}
+	const held = await unlessGone(this, () =>
+		apiRequest.call(this, 'PATCH', apiPath`/orgs/${org}/webhooks/${id}`, { body }),
+	);
+	return held !== undefined;
 }
 
 /** Deletes an endpoint; one that is already gone is fine. */
 export async function deleteEndpoint(this: IHookFunctions, org: string, id: string): Promise<void> {
+	await unlessGone(this, () =>
+		apiRequest.call(this, 'DELETE', apiPath`/orgs/${org}/webhooks/${id}`),
+	);
+}
+
+/** What `request` answers, or undefined when the endpoint it asks about is gone (404). */
+async function unlessGone<T>(
+	context: IHookFunctions,
+	request: () => Promise<T>,
+): Promise<T | undefined> {
 	try {
-		await apiRequest.call(this, 'DELETE', apiPath`/orgs/${org}/webhooks/${id}`);
+		return await request();
 	} catch (error) {
-		if ((error as NodeApiError).httpCode !== '404') throw nodeErrorOf(this, error);
+		if ((error as NodeApiError).httpCode === '404') return undefined;
+		throw nodeErrorOf(context, error);
 	}
 }
 

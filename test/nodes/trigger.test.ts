@@ -3,7 +3,7 @@ import { Workflow, type INode, type INodeParameters } from 'n8n-workflow';
 import { TrainingLabTrigger } from '../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
 import { EVENT_TYPES } from '../../server/src/schemas/events';
 import { TRIGGER_EVENT_OPTIONS } from '../../nodes/TrainingLabTrigger/events';
-import { createOrg, type TestOrg } from '../support/fixtures';
+import { createOrg, removeTrainers, type TestOrg } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { TriggerHarness } from './support/trigger';
 import { eventually } from '../../tooling/eventually';
@@ -78,21 +78,6 @@ const deliveriesTo = async (id = harness.staticData.webhookId as string) =>
 const removedIn = (deliveries: Array<{ items: Array<{ json: any }> }>) =>
 	deliveries.flatMap((d) => d.items.map((item) => item.json.data.user_id)).sort();
 
-/** `count` new trainers removed, one after another; their user ids. */
-async function removals(count: number): Promise<string[]> {
-	const ids = [];
-	for (let i = 0; i < count; i++) {
-		const member = await org.admin.post(`/orgs/${org.id}/members`, {
-			email: `leaver-${i}-${Math.random()}@x.test`,
-			name: `Leaver ${i}`,
-			role: 'trainer',
-		});
-		await org.admin.delete(`/orgs/${org.id}/members/${member.body.user_id}`);
-		ids.push(member.body.user_id);
-	}
-	return ids.sort();
-}
-
 describe('Training Lab Trigger lifecycle', () => {
 	it('create registers exactly one endpoint for its URL with the chosen events and receipts, and keeps its id and secret', async () => {
 		expect(await harness.run('checkExists')).toBe(false);
@@ -133,7 +118,7 @@ describe('Training Lab Trigger lifecycle', () => {
 		expect(await endpoint()).toMatchObject({ id: webhookId, held_since: expect.any(String) });
 		expect(harness.staticData).toMatchObject({ webhookId, webhookSecret });
 
-		const meanwhile = await removals(2);
+		const meanwhile = (await removeTrainers(org, 2)).sort();
 		await server.webhooksIdle();
 		expect(harness.deliveries).toEqual([]);
 		await harness.activate();
@@ -150,7 +135,7 @@ describe('Training Lab Trigger lifecycle', () => {
 		await harness.activate();
 		await harness.deactivate();
 		const since = (await endpoint()).held_since;
-		const skipped = await removals(2);
+		const skipped = (await removeTrainers(org, 2)).sort();
 		await harness.activate();
 		await server.webhooksIdle();
 		expect(harness.deliveries).toEqual([]);
@@ -158,7 +143,7 @@ describe('Training Lab Trigger lifecycle', () => {
 
 		// A save of the active workflow (n8n removes and adds the trigger) keeps what came during it.
 		await harness.deactivate();
-		const duringSave = await removals(1);
+		const duringSave = await removeTrainers(org, 1);
 		await harness.activate('update');
 		expect(removedIn(await harness.waitForDeliveries(1))).toEqual(duringSave);
 
@@ -175,7 +160,7 @@ describe('Training Lab Trigger lifecycle', () => {
 		harness.options = { eventsWhileInactive: 'skip' };
 		await harness.activate();
 		await harness.deactivate();
-		await removals(1);
+		await removeTrainers(org, 1);
 		await harness.activate();
 		await server.webhooksIdle();
 		expect(harness.deliveries).toEqual([]);
@@ -186,7 +171,7 @@ describe('Training Lab Trigger lifecycle', () => {
 		await harness.activate();
 		const { webhookId } = harness.staticData;
 		harness.workflowRun = Promise.resolve(500); // the workflow fails: its delivery waits for a retry
-		const [failing] = await removals(1);
+		const [failing] = await removeTrainers(org, 1);
 		await harness.waitForDeliveries(1);
 		harness.workflowRun = undefined; // fixed and saved
 		await harness.save();
@@ -278,10 +263,10 @@ describe("Training Lab Trigger and a person's pause", () => {
 			const { webhookId } = harness.staticData;
 			await org.admin.patch(`/orgs/${org.id}/webhooks/${webhookId}`, { disabled: true });
 			const since = new Date().toISOString();
-			const kept = await removals(1);
+			const kept = await removeTrainers(org, 1);
 			await harness.save();
 			await harness.deactivate();
-			kept.push(...(await removals(1)));
+			kept.push(...(await removeTrainers(org, 1)));
 			await harness.activate();
 			expect(await endpoints()).toEqual([
 				expect.objectContaining({

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { createOrg, serverWithOrg, type TestOrg } from '../support/fixtures.ts';
+import { createOrg, removeTrainers, serverWithOrg, type TestOrg } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { Receiver, type ReceivedDelivery } from '../support/receiver.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -54,20 +54,6 @@ const removedIn = (hook: Endpoint, deliveries: ReceivedDelivery[]) =>
 		.map((d) => (new Webhook(hook.secret).verify(d.body, d.headers as any) as any).data.user_id)
 		.sort();
 
-async function removals(count: number): Promise<string[]> {
-	const ids = [];
-	for (let i = 0; i < count; i++) {
-		const member = await org.admin.post(`/orgs/${org.id}/members`, {
-			email: `leaver-${i}-${++pathCounter}@x.test`,
-			name: `Leaver ${i}`,
-			role: 'trainer',
-		});
-		await org.admin.delete(`/orgs/${org.id}/members/${member.body.user_id}`);
-		ids.push(member.body.user_id);
-	}
-	return ids;
-}
-
 describe('a held endpoint', () => {
 	it('keeps what happens while held, unsent, and sends each once when released: the same endpoint', async () => {
 		const hook = await subscribe();
@@ -76,7 +62,7 @@ describe('a held endpoint', () => {
 		expect(held.body).toMatchObject({ id: hook.id, disabled_at: null });
 		expect(Date.parse(held.body.held_since)).not.toBeNaN();
 
-		const meanwhile = await removals(3);
+		const meanwhile = await removeTrainers(org, 3);
 		await server.webhooksIdle();
 		expect(receiver.at(hook.path)).toEqual([]);
 		expect(await deliveriesOf(hook)).toEqual(
@@ -107,7 +93,7 @@ describe('a held endpoint', () => {
 	it('sends a delivery that failed before it was held at its next attempt after the release, not lost and not twice', async () => {
 		const hook = await subscribe();
 		receiver.reply = () => ({ status: 500 });
-		const [failedBefore] = await removals(1);
+		const [failedBefore] = await removeTrainers(org, 1);
 		await eventually(
 			async () => (await deliveriesOf(hook))[0].attempts === 1,
 			'the first attempt to fail',
@@ -137,11 +123,11 @@ describe('a held endpoint', () => {
 	it('released skipping what happened meanwhile: those are given up, named as skipped, and a recovery sends them', async () => {
 		const hook = await subscribe();
 		receiver.reply = () => ({ status: 204 });
-		const [before] = await removals(1);
+		const [before] = await removeTrainers(org, 1);
 		await receiver.waitFor(() => receiver.at(hook.path).length === 1);
 		await org.admin.patch(hook.base, { held: true });
 		const since = (await org.admin.get(hook.base)).body.held_since;
-		const meanwhile = await removals(2);
+		const meanwhile = await removeTrainers(org, 2);
 
 		const released = await org.admin.patch(hook.base, { held: false, skip_held_events: true });
 		expect(released.status).toBe(200);
@@ -168,7 +154,7 @@ describe('a held endpoint', () => {
 		let answer!: () => void;
 		const answered = new Promise<void>((resolve) => (answer = resolve));
 		receiver.reply = () => ({ status: 404, after: answered });
-		const [inFlight] = await removals(1);
+		const [inFlight] = await removeTrainers(org, 1);
 		await receiver.waitFor(() => receiver.at(hook.path).length === 1);
 		await org.admin.patch(hook.base, { held: true });
 		answer();
@@ -187,7 +173,7 @@ describe('a held endpoint', () => {
 		await org.admin.patch(hook.base, { disabled: true });
 		await org.admin.patch(hook.base, { held: true });
 		const since = new Date().toISOString();
-		const meanwhile = await removals(2);
+		const meanwhile = await removeTrainers(org, 2);
 		const released = await org.admin.patch(hook.base, { held: false });
 		expect(released.body).toMatchObject({ held_since: null, disabled_at: expect.any(String) });
 		await server.webhooksIdle();

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { createOrg, sessionInput, type TestOrg } from '../support/fixtures.ts';
+import { createOrg, removeTrainers, sessionInput, type TestOrg } from '../support/fixtures.ts';
 import { Receiver, type ReceivedDelivery } from '../support/receiver.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { eventually } from '../../tooling/eventually.ts';
@@ -73,21 +73,6 @@ async function waitForDeliveries(hook: Endpoint, done: (deliveries: any[]) => bo
 		const deliveries = await deliveriesOf(hook);
 		return done(deliveries) && deliveries;
 	}, `the deliveries of ${hook.path}`);
-}
-
-/** Removes `count` new trainers; with the endpoint failing, each removal is a delivery that fails. */
-async function removals(count: number): Promise<string[]> {
-	const ids = [];
-	for (let i = 0; i < count; i++) {
-		const member = await org.admin.post(`/orgs/${org.id}/members`, {
-			email: `leaver-${i}-${pathCounter}@x.test`,
-			name: `Leaver ${i}`,
-			role: 'trainer',
-		});
-		await org.admin.delete(`/orgs/${org.id}/members/${member.body.user_id}`);
-		ids.push(member.body.user_id);
-	}
-	return ids;
 }
 
 describe('a test event', () => {
@@ -270,10 +255,10 @@ describe('a recovery', () => {
 		await org.admin.post('/sessions', sessionInput(org)); // delivered: not recovered
 		await waitForDeliveries(hook, ([d]) => d?.status === 'succeeded');
 		receiver.reply = () => ({ status: 500 });
-		await removals(1); // given up before `since`: not recovered
+		await removeTrainers(org, 1); // given up before `since`: not recovered
 		await waitForDeliveries(hook, ([d]) => d.status === 'exhausted');
 		const since = new Date().toISOString();
-		const leavers = await removals(3);
+		const leavers = await removeTrainers(org, 3);
 		const failed = await waitForDeliveries(
 			hook,
 			(all) => all.filter((d) => d.status === 'exhausted').length === 4,
@@ -322,7 +307,7 @@ describe('a recovery', () => {
 	])('is refused for a `since` %s with 400, queuing nothing', async (_name, body, message) => {
 		const hook = await subscribe(['member.removed']);
 		receiver.reply = () => ({ status: 500 });
-		await removals(1);
+		await removeTrainers(org, 1);
 		await waitForDeliveries(hook, ([d]) => d?.status === 'exhausted');
 		const types = await eventTypesInLog();
 		const response = await org.admin.post(`${hook.base}/recover`, body);
@@ -338,7 +323,7 @@ describe('a recovery', () => {
 		const other = await subscribe(['session.created']);
 		receiver.reply = () => ({ status: 500 });
 		const since = new Date().toISOString();
-		await removals(30);
+		await removeTrainers(org, 30);
 		await waitForDeliveries(
 			slow,
 			(all) => all.length === 30 && all.every((d) => d.status === 'exhausted'),
@@ -448,7 +433,7 @@ describe('disabling and enabling an endpoint', () => {
 		const disabled = await org.admin.patch(hook.base, { disabled: true });
 		expect(disabled.status).toBe(200);
 		expect(disabled.body.disabled_at).toEqual(expect.any(String));
-		const leavers = await removals(2);
+		const leavers = await removeTrainers(org, 2);
 		await server.webhooksIdle();
 		expect(receiver.at(hook.path)).toEqual([]);
 		expect(await deliveriesOf(hook)).toEqual([
@@ -498,7 +483,7 @@ describe('disabling and enabling an endpoint', () => {
 	it('gives up the deliveries still open when it is disabled, naming who disabled it', async () => {
 		const hook = await subscribe(['member.removed']);
 		receiver.reply = () => ({ status: 500 });
-		await removals(1);
+		await removeTrainers(org, 1);
 		await waitForDeliveries(hook, ([d]) => d?.attempts === 1);
 		await org.admin.patch(hook.base, { disabled: true });
 		await server.webhooksIdle();
@@ -513,7 +498,7 @@ describe('disabling and enabling an endpoint', () => {
 	it('disabled while an attempt is in flight: that attempt, failed, does not bring the delivery back', async () => {
 		const hook = await subscribe(['member.removed']);
 		receiver.reply = () => ({ status: 500, delayMs: 500 });
-		await removals(1);
+		await removeTrainers(org, 1);
 		await receiver.waitFor(() => receiver.at(hook.path).length === 1);
 		await org.admin.patch(hook.base, { disabled: true });
 		const [delivery] = await waitForDeliveries(hook, ([d]) => d.attempts === 1);
@@ -529,13 +514,13 @@ describe('disabling and enabling an endpoint', () => {
 	it('enables an endpoint disabled after a 410 Gone, and a recovery sends what came meanwhile', async () => {
 		const hook = await subscribe(['member.removed']);
 		receiver.reply = () => ({ status: 410 });
-		const [gone] = await removals(1);
+		const [gone] = await removeTrainers(org, 1);
 		await eventually(
 			async () => (await org.admin.get(hook.base)).body.disabled_at !== null,
 			'the endpoint to be disabled',
 		);
 		const since = (await org.admin.get(hook.base)).body.disabled_at;
-		const [meanwhile] = await removals(1);
+		const [meanwhile] = await removeTrainers(org, 1);
 		receiver.reply = () => ({ status: 204 });
 		expect((await org.admin.patch(hook.base, { disabled: false })).body.disabled_at).toBeNull();
 		const recovered = await org.admin.post(`${hook.base}/recover`, {

@@ -81,3 +81,18 @@ export async function serverWithOrg(
 	const server = await startTestServer(env, options);
 	return { server, org: await createOrg(server, orgName) };
 }
+
+/** Adds `count` trainers to the organization and removes each, one after another; their user ids, in order. */
+export async function removeTrainers(org: TestOrg, count: number): Promise<string[]> {
+	const ids = [];
+	for (let i = 0; i < count; i++) {
+		const member = await org.admin.post(`/orgs/${org.id}/members`, {
+			email: `leaver-${randomUUID()}@x.test`,
+			name: `Leaver ${i}`,
+			role: 'trainer',
+		});
+		await org.admin.delete(`/orgs/${org.id}/members/${member.body.user_id}`);
+		ids.push(member.body.user_id as string);
+	}
+	return ids;
+}
