@@ -1,16 +1,26 @@
 import { Webhook } from 'standardwebhooks';
-import { EVENT_TYPES } from '../../server/src/schemas/events.ts';
+import {
+	EVENT_CATALOGUE,
+	EVENT_SCHEMAS,
+	EVENT_TYPES,
+	eventSchemaName,
+	type EventType,
+} from '../../server/src/schemas/events.ts';
+import { openApiContract } from '../support/openapi-contract.ts';
 import { createOrg, sessionInput, type TestOrg, serverWithOrg } from '../support/fixtures.ts';
 import { Receiver } from '../support/receiver.ts';
 import { type TestServer } from '../support/test-server.ts';
 import { eventually } from '../../tooling/eventually.ts';
+import { ApiClient } from '../../tooling/api/client.ts';
 
 let server: TestServer;
 let org: TestOrg;
 let receiver: Receiver;
+let contract: ReturnType<typeof openApiContract>;
 beforeAll(async () => {
 	receiver = await Receiver.start();
 	({ server, org } = await serverWithOrg({ WEBHOOK_ALLOW_INSECURE_URLS: 'true' }));
+	contract = openApiContract((await org.admin.get('/openapi.json')).body);
 });
 afterAll(async () => {
 	await server.stop();
@@ -19,6 +29,17 @@ afterAll(async () => {
 
 /** The data of a real event of each type, as the first test records them. */
 const realData = new Map<string, Record<string, unknown>>();
+
+/** An event fits its type's zod schema and the OpenAPI document's schema of it (no field more or less). */
+function expectFitsItsSchema(event: { type: string }) {
+	const type = event.type as EventType;
+	expect({ type, problems: EVENT_SCHEMAS[type].safeParse(event).error?.issues ?? [] }).toEqual({
+		type,
+		problems: [],
+	});
+	const pointer = `#/components/schemas/${eventSchemaName(type)}Event`;
+	expect({ type, problems: contract.validate(pointer, event) }).toEqual({ type, problems: [] });
+}
 
 async function newestEvents(count: number) {
 	return (await org.admin.get(`/orgs/${org.id}/events?limit=${count}`)).body as Array<{
@@ -53,6 +74,7 @@ describe('activity log', () => {
 		) => {
 			const events = await eventsOf(change, status);
 			expect(events.map((e) => e.type)).toEqual([type]);
+			expectFitsItsSchema(events[0]);
 			seen.add(type);
 			realData.set(type, events[0].data);
 			return events[0];
@@ -230,6 +252,7 @@ describe('activity log', () => {
 			'webhook.disabled',
 		);
 		expect(disabled.actor).toBe('system');
+		expectFitsItsSchema(disabled);
 		seen.add('webhook.disabled');
 		realData.set('webhook.disabled', disabled.data);
 
@@ -240,6 +263,9 @@ describe('activity log', () => {
 			.prepare("SELECT data FROM events WHERE org_id = ? AND type = 'org.closed'")
 			.all(closing.id) as Array<{ data: string }>;
 		expect(closed).toHaveLength(1);
+		expect(
+			EVENT_CATALOGUE['org.closed'].data.strict().safeParse(JSON.parse(closed[0].data)).success,
+		).toBe(true);
 		seen.add('org.closed');
 		realData.set('org.closed', JSON.parse(closed[0].data));
 
@@ -277,6 +303,13 @@ describe('activity log', () => {
 			.map((d) => verifier.verify(d.body, d.headers as Record<string, string>) as any)
 			.filter((body) => body.test === true);
 		expect(samples.map((body) => body.type).sort()).toEqual([...EVENT_TYPES].sort());
+		for (const delivery of receiver.at('/samples')) {
+			const body = JSON.parse(delivery.body);
+			expect({
+				type: body.type,
+				problems: contract.validateDelivery(delivery.headers, body),
+			}).toEqual({ type: body.type, problems: [] });
+		}
 		const realIds = JSON.stringify([org.id, org.adminUserId, org.trainerUserId, org.labId]);
 		for (const sample of samples) {
 			const real = realData.get(sample.type)!;
@@ -291,6 +324,63 @@ describe('activity log', () => {
 				expect(realIds).not.toContain(value);
 			}
 		}
+	});
+
+	it("delivers real events as the OpenAPI document's webhooks describe them", async () => {
+		receiver.reply = () => ({ status: 204 });
+		const hook = (
+			await org.admin.post(`/orgs/${org.id}/webhooks`, {
+				url: `${receiver.url}/contract`,
+				event_types: EVENT_TYPES,
+			})
+		).body;
+		await org.admin.post('/labs', { name: 'Contract', tier: 'cluster' });
+		await org.trainer.post('/sessions', sessionInput(org));
+		await org.admin.patch(`/orgs/${org.id}/webhooks/${hook.id}`, { description: 'contract' });
+		const typesOf = () => receiver.at('/contract').map((d) => JSON.parse(d.body).type);
+		const expected = ['webhook.created', 'lab.created', 'session.created', 'webhook.updated'];
+		await receiver.waitFor(() => expected.every((type) => typesOf().includes(type)));
+		const deliveries = receiver.at('/contract');
+		for (const delivery of deliveries) {
+			const body = JSON.parse(delivery.body);
+			expect(body.test).toBeUndefined();
+			expect({
+				type: body.type,
+				problems: contract.validateDelivery(delivery.headers, body),
+			}).toEqual({ type: body.type, problems: [] });
+		}
+		// The contract is exact: a field the schema does not name is a problem.
+		const body = JSON.parse(deliveries[0].body);
+		expect(
+			contract.validateDelivery(deliveries[0].headers, {
+				...body,
+				data: { ...body.data, extra: 1 },
+			}),
+		).not.toEqual([]);
+		await org.admin.delete(`/orgs/${org.id}/webhooks/${hook.id}`);
+	});
+
+	it('lists every event type with its description, cause, data schema and an example that fits it', async () => {
+		const response = await org.trainer.get('/event-types');
+		expect(response.status).toBe(200);
+		const listed = response.body as Array<any>;
+		expect(listed.map((info) => info.type)).toEqual([...EVENT_TYPES]);
+		for (const info of listed) {
+			const type = info.type as EventType;
+			expect(info).toMatchObject({
+				title: EVENT_CATALOGUE[type].title,
+				description: EVENT_CATALOGUE[type].description,
+				caused_by: EVENT_CATALOGUE[type].causedBy,
+			});
+			expect(Object.keys(info.data_schema.properties).sort()).toEqual(
+				Object.keys(EVENT_CATALOGUE[type].data.shape).sort(),
+			);
+			for (const field of Object.values(info.data_schema.properties) as any[])
+				expect(field.description ?? field.anyOf?.[0]?.description).toEqual(expect.any(String));
+			expectFitsItsSchema(info.example);
+			expect(contract.validate('#/components/schemas/EventTypeInfo', info)).toEqual([]);
+		}
+		expect((await new ApiClient(server.url).get('/event-types')).status).toBe(401);
 	});
 
 	it('records nothing for a refused change', async () => {

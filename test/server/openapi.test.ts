@@ -1,4 +1,6 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { ApiClient } from '../../tooling/api/client.ts';
+import { EVENT_TYPES } from '../../server/src/schemas/events.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
@@ -49,6 +51,7 @@ const EXTENSIONS = [
 	'POST /orgs/{orgId}/webhooks/{webhookId}/test',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/recover',
+	'GET /event-types',
 ];
 
 function refsIn(value: unknown): string[] {
@@ -74,6 +77,40 @@ describe('GET /openapi.json', () => {
 			),
 		);
 		expect(new Set(operationIds).size).toBe(operations.length);
+	});
+
+	it("passes Redocly's recommended rules without a warning", async () => {
+		const problems = await lintFromString({
+			source: JSON.stringify(document),
+			absoluteRef: 'openapi.json',
+			config: await createConfig({ extends: ['recommended'] }),
+		});
+		expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message}`)).toEqual([]);
+	});
+
+	it('describes the delivery of every event type under webhooks, signed with the three headers', () => {
+		expect(Object.keys(document.webhooks)).toEqual([...EVENT_TYPES]);
+		const headers = Object.values(document.components.parameters).map(
+			(parameter: any) => `${parameter.in} ${parameter.name} ${parameter.required}`,
+		);
+		expect(headers).toEqual([
+			'header webhook-id true',
+			'header webhook-timestamp true',
+			'header webhook-signature true',
+		]);
+		const removed = document.webhooks['member.removed'].post;
+		expect(removed.security).toEqual([]);
+		expect(removed.parameters).toHaveLength(3);
+		const body = removed.requestBody.content['application/json'].schema.$ref.split('/').at(-1);
+		const delivery = document.components.schemas[body];
+		expect(Object.keys(delivery.properties).sort()).toEqual(
+			['actor', 'data', 'id', 'occurred_at', 'org_id', 'resend', 'test', 'type'].sort(),
+		);
+		expect(delivery.properties.type.const).toBe('member.removed');
+		const data = document.components.schemas[delivery.properties.data.$ref.split('/').at(-1)];
+		expect(data.required.sort()).toEqual(['email', 'role', 'user_id']);
+		expect(data.properties.email.description).toEqual(expect.any(String));
+		expect(document.components.schemas.ActivityEvent.oneOf).toHaveLength(EVENT_TYPES.length);
 	});
 
 	it('resolves every $ref', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiKey, ApiKeyCreate, ApiKeyCreated } from '../schemas/api-keys.ts';
-import { ActivityEvent } from '../schemas/events.ts';
+import { ActivityEvent, EventTypeCatalogue, EventTypeInfo } from '../schemas/events.ts';
 import { Principal } from '../schemas/identity.ts';
 import { Lab, LabCreate, LabVersion } from '../schemas/labs.ts';
 import { Member, MemberCreate, MemberRoleUpdate } from '../schemas/members.ts';
@@ -29,6 +29,7 @@ import { MAX_HEADER_BYTES } from './edge.ts';
 import { MAX_BODY_BYTES } from './json-body.ts';
 import { BOUNDS } from '../schemas/bounds.ts';
 import type { AnyRoute } from './route.ts';
+import { DELIVERY_HEADERS, eventComponents, webhooksSection } from './openapi-webhooks.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -58,6 +59,9 @@ const RESPONSE_SCHEMAS = {
 	Principal,
 	Member,
 	ActivityEvent,
+	...eventComponents(),
+	EventTypeInfo,
+	EventTypeCatalogue,
 	ClosedOrg,
 	Session,
 	SessionDetail,
@@ -116,6 +120,7 @@ export function buildOpenApiDocument(
 		servers: [{ url: options.prefix }],
 		security: [{ bearerAuth: [] }],
 		paths,
+		webhooks: webhooksSection(),
 		components: {
 			securitySchemes: {
 				bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `tlk_…`.' },
@@ -124,6 +129,7 @@ export function buildOpenApiDocument(
 				...components(REQUEST_SCHEMAS, 'input'),
 				...components(RESPONSE_SCHEMAS, 'output'),
 			},
+			parameters: DELIVERY_HEADERS,
 			headers: {
 				RateLimit: {
 					description: 'Remaining requests and seconds until the window resets.',

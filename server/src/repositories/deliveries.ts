@@ -1,13 +1,14 @@
 import { newResourceId } from '../lib/resource-id.ts';
 import type { Database } from 'better-sqlite3';
 import type { DeliveryStatus } from '../schemas/webhooks.ts';
+import type { EventType } from '../schemas/events.ts';
 
 export interface DeliveryRow {
 	seq: number;
 	id: string;
 	webhook_id: string;
 	event_id: string;
-	event_type: string;
+	event_type: EventType;
 	event_occurred_at: string;
 	/** 1 for a test event */
 	test: number;
@@ -39,7 +40,7 @@ export interface DueDelivery {
 	require_receipt: number;
 	webhook_id: string;
 	event_id: string;
-	event_type: string;
+	event_type: EventType;
 	event_actor: string;
 	event_occurred_at: string;
 	event_data: string;

@@ -1,5 +1,6 @@
 import type { AnyRoute } from '../http/route.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { eventTypeRoutes } from './event-types.ts';
 import { identityRoutes } from './identity.ts';
 import { labRoutes } from './labs.ts';
 import { memberRoutes } from './members.ts';
@@ -12,6 +13,7 @@ export const ROUTES: readonly AnyRoute[] = [
 	...identityRoutes,
 	...memberRoutes,
 	...orgRoutes,
+	...eventTypeRoutes,
 	...sessionRoutes,
 	...labRoutes,
 	...apiKeyRoutes,

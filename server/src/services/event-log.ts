@@ -3,7 +3,7 @@ import { isoAt, type Clock } from '../core/clock.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { EventRow } from '../repositories/events.ts';
-import type { ActivityEvent, EventType } from '../schemas/events.ts';
+import type { ActivityEvent, EventData, EventType } from '../schemas/events.ts';
 import type { Actor } from '../core/actor.ts';
 
 /**
@@ -35,7 +35,7 @@ export class EventLog {
 	}
 
 	/** Records the event and, in the same transaction, one webhook delivery per subscribed endpoint (the outbox). */
-	record(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
+	record<T extends EventType>(actor: Actor, type: T, data: EventData<T>): ActivityEvent {
 		const now = this.#clock.now();
 		const event = this.#insert(actor, type, data, now, false);
 		if (this.#repos.deliveries.enqueue({ id: event.id, org_id: actor.orgId, type }, now) > 0)
@@ -47,24 +47,24 @@ export class EventLog {
 	 * Stores a test event: a sample with the shape of a real one, delivered only to the endpoint that
 	 * asked for it (the caller queues that delivery) and never listed in the activity log.
 	 */
-	recordTest(actor: Actor, type: EventType, data: Record<string, unknown>): ActivityEvent {
+	recordTest<T extends EventType>(actor: Actor, type: T, data: EventData<T>): ActivityEvent {
 		return this.#insert(actor, type, data, this.#clock.now(), true);
 	}
 
 	#insert(
 		actor: Actor,
 		type: EventType,
-		data: Record<string, unknown>,
+		data: EventData<EventType>,
 		now: number,
 		test: boolean,
 	): ActivityEvent {
-		const event: ActivityEvent = {
+		const event = {
 			id: newResourceId(now),
 			type,
 			actor: actor.email,
 			occurred_at: isoAt(now),
 			data,
-		};
+		} as ActivityEvent;
 		const row = { ...event, org_id: actor.orgId, data: JSON.stringify(data), test: test ? 1 : 0 };
 		this.#repos.events.insert(row);
 		return event;
@@ -83,9 +83,9 @@ export class EventLog {
 function toActivityEvent(row: EventRow): ActivityEvent {
 	return {
 		id: row.id,
-		type: row.type as EventType,
+		type: row.type,
 		actor: row.actor,
 		occurred_at: row.occurred_at,
-		data: JSON.parse(row.data) as Record<string, unknown>,
-	};
+		data: JSON.parse(row.data),
+	} as ActivityEvent;
 }

@@ -1,4 +1,4 @@
-import type { EventType } from '../schemas/events.ts';
+import type { EventData, EventType } from '../schemas/events.ts';
 
 // Ids no one can take for a real resource's: the nil UUID with a version and a variant, and a count.
 const sampleId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -11,6 +11,8 @@ const LAB_VERSION = sampleId(6);
 const API_KEY = sampleId(7);
 const WEBHOOK = sampleId(8);
 const EVENT = sampleId(9);
+/** The id of the example event `GET /event-types` shows. */
+export const SAMPLE_EVENT_ID = sampleId(11);
 const DELIVERY = sampleId(10);
 const WEBHOOK_URL = 'https://example.com/hooks/training-lab';
 const KEY_NAME = 'Sample key';
@@ -21,12 +23,12 @@ const KEY_PREFIX = 'tlk_SAMPLE00';
  * that cannot be mistaken for a real member, organization or resource (`example.com` addresses,
  * the ids above). `at` is when the test was sent, for the fields that hold a time.
  */
-export function sampleEventData(type: EventType, at: string): Record<string, unknown> {
+export function sampleEventData<T extends EventType>(type: T, at: string): EventData<T> {
 	const member = { user_id: MEMBER, email: 'grace.hopper@example.com' };
 	const session = { session_id: SESSION, title: 'Sample session' };
 	const version = { lab_id: LAB, version_id: LAB_VERSION, version: 1 };
 	const webhook = { webhook_id: WEBHOOK, url: WEBHOOK_URL };
-	const samples: Record<EventType, Record<string, unknown>> = {
+	const samples: { [K in EventType]: EventData<K> } = {
 		'member.added': { ...member, name: 'Grace Hopper (sample)', role: 'trainer' },
 		'member.role_changed': { user_id: MEMBER, from: 'trainer', to: 'admin' },
 		'member.removed': { ...member, role: 'trainer' },

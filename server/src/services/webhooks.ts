@@ -6,7 +6,7 @@ import type { AttemptRow, DeliveryRow } from '../repositories/deliveries.ts';
 import { sampleEventData } from './sample-events.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { WebhookRow } from '../repositories/webhooks.ts';
-import type { EventType } from '../schemas/events.ts';
+import type { EventData, EventType } from '../schemas/events.ts';
 import type {
 	Webhook,
 	WebhookCreate,
@@ -110,7 +110,7 @@ export class WebhookService extends DomainService {
 		return this.transaction(() => {
 			const row = this.#find(actor.orgId, webhookId);
 			const before = toWebhook(row);
-			const changes: Record<string, { from: unknown; to: unknown }> = {};
+			const changes: EventData<'webhook.updated'>['changes'] = {};
 			const url = input.url ?? row.url;
 			if (url !== row.url) {
 				if (this.repos.webhooks.findByUrl(actor.orgId, url))

@@ -4,6 +4,10 @@ import type { DueDelivery } from '../repositories/deliveries.ts';
 import type { Answer, DeliveryService } from '../services/deliveries.ts';
 import { signedHeaders } from './signature.ts';
 import { WebhookSender } from './sender.ts';
+import type { WebhookDeliveryBody } from '../schemas/events.ts';
+
+/** Every field of a delivery's body, whatever its type (the schema ties `data` to `type`). */
+type DeliveryBody = { [Field in keyof WebhookDeliveryBody]: WebhookDeliveryBody[Field] };
 
 interface DispatcherOptions {
 	timeoutMs: number;
@@ -161,7 +165,7 @@ export class WebhookDispatcher {
 	}
 
 	async #deliver(delivery: DueDelivery): Promise<void> {
-		const body = JSON.stringify({
+		const event: DeliveryBody = {
 			id: delivery.event_id,
 			type: delivery.event_type,
 			occurred_at: delivery.event_occurred_at,
@@ -171,7 +175,8 @@ export class WebhookDispatcher {
 			// Signed with the rest: a receiver can trust that it is a sample, or a resend a person asked for.
 			...(delivery.event_test ? { test: true } : {}),
 			...(delivery.resends > 0 ? { resend: delivery.resends } : {}),
-		});
+		};
+		const body = JSON.stringify(event);
 		const startedAt = this.#clock.now();
 		const headers = signedHeaders(
 			delivery.secret,
