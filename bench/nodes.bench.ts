@@ -8,6 +8,7 @@ import { startTestServer } from '../test/support/test-server';
 import { runTrainingLab } from '../test/support/n8n';
 import { byId } from '../test/support/node-runner';
 import { LossyProxy } from '../test/support/lossy-proxy';
+import { Poller } from '../test/support/poller';
 
 // BENCH_SMOKE=1 (`npm run bench -- --smoke`): the same work at sizes that take seconds.
 const SMOKE = process.env.BENCH_SMOKE === '1';
@@ -96,3 +97,57 @@ it(
 	},
 	15 * 60_000,
 );
+
+it('polls a busy activity log for 1 of its 22 event types', async () => {
+	const server = await startTestServer({ RATE_LIMIT_REQUESTS: '1000000' });
+	const proxy = await LossyProxy.start(server.url);
+	try {
+		const org = await createOrg(server);
+		const actor = {
+			orgId: org.id,
+			userId: org.adminUserId,
+			email: `admin@${org.slug}.test`,
+			role: 'admin' as const,
+		};
+		const poller = new Poller(
+			{ baseUrl: proxy.url, apiKey: org.admin.key! },
+			{ events: ['member.removed'] },
+		);
+		await poller.poll(); // where the log stands
+		const rounds = SMOKE ? 1 : 5;
+		const otherEvents = SMOKE ? 200 : 2_000;
+		const removals = 10;
+		const requests: number[] = [];
+		const milliseconds: number[] = [];
+		for (let round = 0; round < rounds; round++) {
+			for (let i = 0; i < otherEvents; i++) {
+				server.services.labs.create(actor, { name: `Busy ${round} ${i}`, tier: 'vm' });
+				if (i % (otherEvents / removals) === 0) {
+					const member = server.services.members.add(actor, {
+						email: `leaver-${round}-${i}@example.com`,
+						name: 'Leaver',
+						role: 'trainer',
+					});
+					server.services.members.remove(actor, member.user_id);
+				}
+			}
+			proxy.exchanges.length = 0;
+			const started = performance.now();
+			const items = (await poller.poll()) ?? [];
+			milliseconds.push(performance.now() - started);
+			requests.push(proxy.exchanges.length);
+			if (items.length !== removals || items.some((item) => item.type !== 'member.removed'))
+				throw new Error(`poll ${round} emitted ${items.length} items, not ${removals} removals`);
+		}
+		// Each round's log also has the `member.added` of each leaver.
+		report('activityPoll', {
+			eventsBetweenPolls: otherEvents + 2 * removals,
+			emitted: removals,
+			requests,
+			milliseconds,
+		});
+	} finally {
+		await proxy.stop();
+		await server.stop();
+	}
+});

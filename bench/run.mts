@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { BOUNDS } from '../server/src/schemas/bounds.ts';
 import { benchConsole } from './console.mts';
 import { benchScaling } from './scaling.mts';
-import { ROOT, SMOKE } from './support.mts';
+import { median, ROOT, SMOKE } from './support.mts';
 import { benchThroughput } from './throughput.mts';
 import { benchWebhookDelivery } from './webhook-delivery.mts';
 import { benchWebhookRecovery } from './webhook-recovery.mts';
@@ -87,7 +87,7 @@ add(
 );
 
 console.error(
-	`n8n package: signature verification, bulk creation through the node (n8n-core) at ${SMOKE ? '10 requests / 1 s' : '600 requests / 60 s'}…`,
+	`n8n package: signature verification, an Activity Trigger poll, bulk creation through the node (n8n-core) at ${SMOKE ? '10 requests / 1 s' : '600 requests / 60 s'}…`,
 );
 const resultFile = join(tmpdir(), `traininglab-bench-node-${process.pid}.json`);
 const jest = spawnSync(
@@ -101,7 +101,7 @@ const jest = spawnSync(
 );
 if (jest.status !== 0)
 	throw new Error(`n8n package benchmarks failed:\n${jest.stdout}\n${jest.stderr}`);
-const { signature, bulk } = JSON.parse(readFileSync(resultFile, 'utf8'));
+const { signature, bulk, activityPoll } = JSON.parse(readFileSync(resultFile, 'utf8'));
 rmSync(resultFile);
 add(
 	`trigger signature verification, ${signature.bodyBytes} B`,
@@ -112,6 +112,12 @@ add(
 	`bulk creation through the node, ${bulk.sessions} sessions`,
 	`${bulk.seconds.toFixed(1)} s for ${bulk.requests} requests (${bulk.rateLimited} × 429 waited out); ideal ${bulk.idealSeconds.toFixed(1)} s → ${bulk.ratio.toFixed(2)} ×; ${bulk.failures} failures, ${bulk.duplicates} duplicates`,
 	`≤ 1.1 × ideal, 0 failures, 0 duplicates: ${bulk.ratio <= 1.1 && bulk.failures === 0 && bulk.duplicates === 0 ? 'met' : 'MISSED'}`,
+);
+
+add(
+	`Activity Trigger poll, 1 of 22 event types selected, ${activityPoll.eventsBetweenPolls.toLocaleString('en')} events since the last poll`,
+	`${median(activityPoll.requests)} requests, ${Math.round(median(activityPoll.milliseconds))} ms (medians of ${activityPoll.requests.length} polls); ${activityPoll.emitted} items emitted`,
+	`≤ 2 requests: ${median(activityPoll.requests) <= 2 ? 'met' : 'MISSED'}`,
 );
 
 console.error('the web console in Chromium: weight, and time to a usable page, cold and warm…');

@@ -1,9 +1,10 @@
--- user_version 7
+-- user_version 8
 CREATE INDEX api_keys_active_by_user ON api_keys(user_id) WHERE revoked_at IS NULL;
 CREATE UNIQUE INDEX api_keys_active_name ON api_keys(org_id, name) WHERE revoked_at IS NULL;
 CREATE INDEX api_keys_by_org ON api_keys(org_id, seq);
 CREATE INDEX api_keys_by_prefix ON api_keys(prefix);
 CREATE INDEX events_by_org ON events(org_id, seq);
+CREATE INDEX events_by_org_type ON events(org_id, type, seq);
 CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
 CREATE INDEX lab_versions_by_lab ON lab_versions(lab_id, seq);
 CREATE INDEX labs_by_org ON labs(org_id, seq);

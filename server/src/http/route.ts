@@ -71,18 +71,23 @@ export function defineRoute<
 	return route;
 }
 
+/** What every list endpoint's query has: `limit` and `cursor` (`listQuery`), and maybe filters. */
+type ListQuery = z.ZodType<{ limit: number; cursor?: string }>;
+
 /**
  * A list endpoint: `GET`, no body, its handler must return a Page (items and the position of the
- * next page), which the router answers as a bare array with a sealed `Link: rel="next"`.
+ * next page), which the router answers as a bare array with a sealed `Link: rel="next"`. The next
+ * page's URL keeps the query's filters.
  */
-export function defineListRoute<P extends Schema = undefined>(
-	route: Omit<
-		RouteDefinition<P, ReturnType<typeof listQuery>, undefined>,
-		'method' | 'success' | 'body' | 'handle'
-	> & {
+export function defineListRoute<
+	P extends Schema = undefined,
+	Q extends ListQuery = ReturnType<typeof listQuery>,
+>(
+	route: Omit<RouteDefinition<P, Q, undefined>, 'method' | 'success' | 'body' | 'handle'> & {
+		query: Q;
 		success: { description: string; schema: z.ZodType };
-		handle: (ctx: RouteContext<P, ReturnType<typeof listQuery>, undefined>) => Page<unknown>;
+		handle: (ctx: RouteContext<P, Q, undefined>) => Page<unknown>;
 	},
-): RouteDefinition<P, ReturnType<typeof listQuery>, undefined> {
+): RouteDefinition<P, Q, undefined> {
 	return { ...route, method: 'get', success: { ...route.success, status: 200, list: true } };
 }

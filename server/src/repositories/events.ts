@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 
 export interface EventRow {
 	seq: number;
@@ -14,9 +14,35 @@ export interface EventRow {
 }
 type NewEvent = Omit<EventRow, 'seq'>;
 
+/** Which events a page holds: some types only (all when absent), within `[since, until)`. */
+export interface EventFilter {
+	types?: readonly string[];
+	since?: string;
+	until?: string;
+}
+
+// Timestamps are stored as fixed-width UTC (`…T…Z`), so text order is time order; these bound all.
+const BEFORE_ALL = '';
+const AFTER_ALL = '~';
+const WITHIN = 'occurred_at >= @since AND occurred_at < @until';
+
+interface FilterParams {
+	orgId: string;
+	before: number;
+	limit: number;
+	since: string;
+	until: string;
+	/** `type0`, `type1`, …: one per type filtered on. */
+	[type: `type${number}`]: string;
+}
+
 export class EventRepository {
 	readonly #insert;
 	readonly #pageNewestFirst;
+	readonly #pageNewestFirstWithin;
+	readonly #db: Database;
+	/** By how many types they filter on. */
+	readonly #pagesOfTypes = new Map<number, Statement<FilterParams, EventRow>>();
 
 	constructor(db: Database) {
 		this.#insert = db.prepare<NewEvent>(
@@ -26,13 +52,56 @@ export class EventRepository {
 		this.#pageNewestFirst = db.prepare<[string, number, number], EventRow>(
 			'SELECT * FROM events WHERE org_id = ? AND seq < ? AND test = 0 ORDER BY seq DESC LIMIT ?',
 		);
+		this.#pageNewestFirstWithin = db.prepare<FilterParams, EventRow>(
+			`SELECT * FROM events WHERE org_id = @orgId AND seq < @before AND test = 0 AND ${WITHIN}
+       ORDER BY seq DESC LIMIT @limit`,
+		);
+		this.#db = db;
 	}
 
 	insert(event: NewEvent): void {
 		this.#insert.run(event);
 	}
 
-	pageNewestFirst(orgId: string, beforeSeq: number, limit: number): EventRow[] {
-		return this.#pageNewestFirst.all(orgId, beforeSeq, limit);
+	pageNewestFirst(
+		orgId: string,
+		beforeSeq: number,
+		limit: number,
+		filter: EventFilter = {},
+	): EventRow[] {
+		const { types, since, until } = filter;
+		if (!types && since === undefined && until === undefined)
+			return this.#pageNewestFirst.all(orgId, beforeSeq, limit);
+		const params: FilterParams = {
+			orgId,
+			before: beforeSeq,
+			limit,
+			since: since ?? BEFORE_ALL,
+			until: until ?? AFTER_ALL,
+		};
+		if (!types) return this.#pageNewestFirstWithin.all(params);
+		return this.#pageOfTypes(types.length).all({
+			...params,
+			...Object.fromEntries(types.map((type, i) => [`type${i}`, type])),
+		});
+	}
+
+	/**
+	 * Newest first among `count` types: the newest `limit` of each type, read from its own range of
+	 * events_by_org_type, merged. A rare type costs as little as a common one; scanning the
+	 * organization's log for it would read all of it.
+	 */
+	#pageOfTypes(count: number): Statement<FilterParams, EventRow> {
+		let statement = this.#pagesOfTypes.get(count);
+		if (!statement) {
+			const ofType = (i: number) =>
+				`SELECT * FROM (SELECT * FROM events WHERE org_id = @orgId AND type = @type${i} AND seq < @before
+           AND test = 0 AND ${WITHIN} ORDER BY seq DESC LIMIT @limit)`;
+			const sql = `${Array.from({ length: count }, (_, i) => ofType(i)).join(' UNION ALL ')}
+         ORDER BY seq DESC LIMIT @limit`;
+			statement = this.#db.prepare<FilterParams, EventRow>(sql);
+			this.#pagesOfTypes.set(count, statement);
+		}
+		return statement;
 	}
 }

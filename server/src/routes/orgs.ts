@@ -1,6 +1,5 @@
 import { defineListRoute, defineRoute } from '../http/route.ts';
-import { listQuery } from '../schemas/common.ts';
-import { ActivityEvent } from '../schemas/events.ts';
+import { ActivityEvent, EventListQuery } from '../schemas/events.ts';
 import { ClosedOrg, OrgParams } from '../schemas/orgs.ts';
 
 export const orgRoutes = [
@@ -9,11 +8,14 @@ export const orgRoutes = [
 		operationId: 'listEvents',
 		tag: 'Activity log',
 		summary: 'List activity-log events, newest first',
+		description:
+			'Filter by `types`, `since` and `until`; the `Link` of the next page keeps the filters.',
 		access: 'admin',
 		params: OrgParams,
-		query: listQuery(50),
+		query: EventListQuery,
 		success: { description: 'A page of events.', schema: ActivityEvent },
-		handle: ({ services, caller, page }) => services.events.list(caller.org.id, page),
+		handle: ({ services, caller, page, query: { types, since, until } }) =>
+			services.events.list(caller.org.id, page, { types, since, until }),
 	}),
 	defineRoute({
 		method: 'post',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Role, Timestamp, Uuid } from './common.ts';
+import { listQuery, Role, Timestamp, TimestampInput, Uuid } from './common.ts';
 import { LAB_TIERS } from './labs.ts';
 
 export const EVENT_TYPES = [
@@ -371,3 +371,34 @@ export const EventTypeInfo = z
 	.meta({ description: 'One event type: what it means and the shape of its `data`.' });
 export const EventTypeCatalogue = z.array(EventTypeInfo);
 export type EventTypeInfo = z.infer<typeof EventTypeInfo>;
+
+const KnownEventType = z.enum(EVENT_TYPES, {
+	error: (issue) => `Unknown event type ${JSON.stringify(issue.input)}; GET /event-types lists them`,
+});
+
+/** `GET /orgs/{orgId}/events`: a page, of some types only, within a time range. */
+export const EventListQuery = listQuery(50)
+	.extend({
+		types: z
+			.union([z.string(), z.array(z.string())])
+			.transform((value) => [
+				...new Set((Array.isArray(value) ? value : [value]).flatMap((part) => part.split(','))),
+			])
+			.pipe(z.array(KnownEventType))
+			.optional()
+			.meta({
+				description:
+					'Only events of these types: repeat the parameter (`types=member.removed&types=org.closed`) or separate them with commas.',
+			}),
+		since: TimestampInput.pipe(Timestamp).optional().meta({
+			description: 'Only events that occurred at or after this time (RFC 3339).',
+		}),
+		until: TimestampInput.pipe(Timestamp).optional().meta({
+			description: 'Only events that occurred before this time (RFC 3339).',
+		}),
+	})
+	.refine((query) => !query.since || !query.until || query.since < query.until, {
+		message: '`until` must be later than `since`',
+		path: ['until'],
+	});
+export type EventListQuery = z.output<typeof EventListQuery>;

@@ -2,7 +2,7 @@ import { newResourceId } from '../lib/resource-id.ts';
 import { isoAt, type Clock } from '../core/clock.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { Repositories } from '../repositories/index.ts';
-import type { EventRow } from '../repositories/events.ts';
+import type { EventFilter, EventRow } from '../repositories/events.ts';
 import type { ActivityEvent, EventData, EventType } from '../schemas/events.ts';
 import type { Actor } from '../core/actor.ts';
 
@@ -70,11 +70,11 @@ export class EventLog {
 		return event;
 	}
 
-	list(orgId: string, page: PageRequest): Page<ActivityEvent> {
+	list(orgId: string, page: PageRequest, filter: EventFilter = {}): Page<ActivityEvent> {
 		return pageOf(
 			page,
 			'descending',
-			(after, limit) => this.#repos.events.pageNewestFirst(orgId, after, limit),
+			(after, limit) => this.#repos.events.pageNewestFirst(orgId, after, limit, filter),
 			toActivityEvent,
 		);
 	}
