@@ -32,10 +32,15 @@ interface PollState extends IDataObject {
  */
 const awaitedHere = new Set<string>();
 
+/** The organization's log, and the query that lists only the events the node listens to. */
+interface EventLog {
+	orgId: string;
+	qs: IDataObject;
+}
+
 const ALL_EVENTS = '*';
 const EVENT_OPTIONS = [{ name: 'All Events', value: ALL_EVENTS }, ...EVENT_TYPE_OPTIONS];
 const PAGE_SIZE = 200;
-const MANUAL_LOOKBACK = 1000;
 const eventPages = apiRequestPages<ActivityEvent>;
 
 export class TrainingLabActivityTrigger implements INodeType {
@@ -90,12 +95,15 @@ export class TrainingLabActivityTrigger implements INodeType {
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const orgId = await fetchAdminOrgId.call(this, 'The activity log');
 		const wanted = this.getNodeParameter('events', []) as string[];
-		const matches = (event: ActivityEvent) =>
-			wanted.includes(ALL_EVENTS) || wanted.includes(event.type);
+		// The API lists only the types asked for: a poll reads no other event of a busy log.
+		const log: EventLog = {
+			orgId,
+			qs: wanted.includes(ALL_EVENTS) ? {} : { types: wanted.join(',') },
+		};
 		const state = this.getWorkflowStaticData('node') as PollState;
 
 		if (this.getMode() === 'manual') {
-			const newest = await newestMatching.call(this, orgId, matches);
+			const { value: newest } = await newestFirst.call(this, log, 1).next();
 			if (!newest) {
 				throw new NodeOperationError(this.getNode(), 'No matching event in the activity log yet', {
 					description:
@@ -107,7 +115,7 @@ export class TrainingLabActivityTrigger implements INodeType {
 
 		if (state.lastEventId === undefined) {
 			// First poll after activation: remember where the log stands; history is not replayed.
-			const { value: newest } = await newestFirst.call(this, orgId, 1).next();
+			const { value: newest } = await newestFirst.call(this, log, 1).next();
 			if (newest) remember(state, newest);
 			else state.lastEventId = '';
 			return null;
@@ -119,15 +127,11 @@ export class TrainingLabActivityTrigger implements INodeType {
 			if (!awaitedHere.has(awaitedKey(this, key)))
 				emitAndAwait(this, state, JSON.parse(JSON.stringify(items)) as IDataObject[], key);
 
-		const fresh = await eventsAfter.call(this, orgId, state);
+		const fresh = await eventsAfter.call(this, log, state);
 		if (fresh.length === 0) return null;
 		// Only now, with every page read, does the position move: a failed poll skips nothing.
 		remember(state, fresh[0]);
-		const emitted = fresh
-			.filter(matches)
-			.reverse()
-			.map((event) => asItem(event, orgId));
-		if (emitted.length === 0) return null;
+		const emitted = fresh.reverse().map((event) => asItem(event, orgId));
 		const items =
 			this.getNodeParameter('output', 'eachEvent') === 'allEvents'
 				? [{ events: emitted }]
@@ -183,44 +187,32 @@ function asItem(event: ActivityEvent, orgId: string): IDataObject {
 	};
 }
 
-/** The organization's activity log, newest event first, read a page at a time as the caller goes on. */
+/** The organization's events of the types the node listens to, newest first, a page at a time as the caller goes on. */
 async function* newestFirst(
 	this: IPollFunctions,
-	orgId: string,
+	log: EventLog,
 	pageSize = PAGE_SIZE,
 ): AsyncGenerator<ActivityEvent> {
-	for await (const page of eventPages.call(this, apiPath`/orgs/${orgId}/events`, pageSize))
-		yield* page;
+	const path = apiPath`/orgs/${log.orgId}/events`;
+	for await (const page of eventPages.call(this, path, pageSize, { qs: log.qs })) yield* page;
 }
 
 /**
- * Every event newer than the remembered one, newest first: the log is read back until the
- * remembered event (or, should it be gone, anything older than it) is reached.
+ * Every listened-to event newer than the remembered one, newest first: the log is read back until
+ * the remembered event (or, should it not be listed, anything older than it) is reached. A position
+ * saved before the API filtered by type may be an event of another type, never listed: then time
+ * alone marks where the new events begin.
  */
 async function eventsAfter(
 	this: IPollFunctions,
-	orgId: string,
+	log: EventLog,
 	state: PollState,
 ): Promise<ActivityEvent[]> {
 	const fresh: ActivityEvent[] = [];
-	for await (const event of newestFirst.call(this, orgId)) {
+	for await (const event of newestFirst.call(this, log)) {
 		if (event.id === state.lastEventId) break;
 		if (state.lastOccurredAt !== undefined && event.occurred_at < state.lastOccurredAt) break;
 		fresh.push(event);
 	}
 	return fresh;
-}
-
-/** The newest event that matches, looking back over the last 1,000 events at most. */
-async function newestMatching(
-	this: IPollFunctions,
-	orgId: string,
-	matches: (event: ActivityEvent) => boolean,
-): Promise<ActivityEvent | undefined> {
-	let looked = 0;
-	for await (const event of newestFirst.call(this, orgId)) {
-		if (matches(event)) return event;
-		if (++looked >= MANUAL_LOOKBACK) return undefined;
-	}
-	return undefined;
 }

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { Poller } from '../support/poller';
-import { serverWithOrg, type TestOrg } from '../support/fixtures';
+import { removeTrainers, serverWithOrg, type TestOrg } from '../support/fixtures';
+import { LossyProxy } from '../support/lossy-proxy';
 import type { TestServer } from '../support/test-server';
 
 let server: TestServer;
@@ -155,6 +156,55 @@ describe('Training Lab Activity Trigger (polling)', () => {
 		expect((again ?? []).map((item) => (item.data as IDataObject).name)).toEqual([
 			'Last before restart 0',
 		]);
+	});
+
+	it('asks the API only for the types it listens to, and emits what a poller of every type would of them', async () => {
+		const proxy = await LossyProxy.start(server.url);
+		try {
+			const selected = ['member.removed', 'lab_version.published'];
+			const narrow = new Poller({ ...admin(), baseUrl: proxy.url }, { events: selected });
+			const wide = new Poller(admin(), { events: ['*'] });
+			await narrow.poll();
+			await wide.poll();
+			createLabs(450, 'Busy');
+			await removeTrainers(org, 3);
+			await org.admin.post(`/labs/${org.labId}/versions/${org.draftVersionId}/publish`);
+			createLabs(10, 'Busy after');
+			proxy.exchanges.length = 0;
+			const items = (await narrow.poll())!;
+			const everything = (await wide.poll())!;
+			expect(items).toEqual(everything.filter((item) => selected.includes(item.type as string)));
+			expect(items.map((item) => item.type)).toEqual([
+				'member.removed',
+				'member.removed',
+				'member.removed',
+				'lab_version.published',
+			]);
+			// `GET /me` for the organization, then one page of the selected types: not the 3 pages of 470 events.
+			const lists = proxy.exchanges.filter((e) => e.path.includes('/events'));
+			expect(proxy.exchanges).toHaveLength(2);
+			expect(new URL(lists[0].path, server.url).searchParams.get('types')).toBe(selected.join(','));
+		} finally {
+			await proxy.stop();
+		}
+	});
+
+	it('goes on from a position saved before it filtered by type (an event of another type)', async () => {
+		const poller = new Poller(admin(), { events: ['member.removed'] });
+		await poller.poll();
+		createLabs(1, 'Saved position');
+		const newest = eventsInLog().at(-1)!;
+		const saved = server.db
+			.prepare('SELECT occurred_at FROM events WHERE id = ?')
+			.get(newest.id) as {
+			occurred_at: string;
+		};
+		poller.staticData.lastEventId = newest.id;
+		poller.staticData.lastOccurredAt = saved.occurred_at;
+		const [removed] = await removeTrainers(org, 1);
+		const items = (await poller.poll())!;
+		expect(items.map((item) => (item.data as { user_id: string }).user_id)).toEqual([removed]);
+		expect(await poller.poll()).toBeNull();
 	});
 
 	it('can put all new events in one item', async () => {

@@ -90,6 +90,31 @@ describe('Training Lab node operations', () => {
 		expect(simple).toEqual({ ...data, ...rest });
 	});
 
+	it('Activity Event → Get Many lists only the event types and times asked for', async () => {
+		const log = (await org.admin.get(`/orgs/${org.id}/events?limit=200`)).body as Array<{
+			type: string;
+			occurred_at: string;
+		}>;
+		const types = ['member.added', 'lab.created'];
+		const since = log.at(-1)!.occurred_at;
+		const until = log[0].occurred_at;
+		const events = json(
+			await run({
+				resource: 'activityEvent',
+				operation: 'getAll',
+				returnAll: true,
+				filters: { types, since, until },
+				simplify: false,
+			}),
+		);
+		const expected = log.filter(
+			(event) =>
+				types.includes(event.type) && event.occurred_at >= since && event.occurred_at < until,
+		);
+		expect(expected.length).toBeGreaterThan(0);
+		expect(events).toEqual(expected);
+	});
+
 	it('Session → Create, Get, Get Many, Rotate Join Code, Start, End and Delete', async () => {
 		const created = json(
 			await run(

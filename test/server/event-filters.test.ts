@@ -15,7 +15,11 @@ beforeAll(async () => {
 		await org.trainer.post('/sessions', sessionInput(org, { title: `Session ${i}` }));
 		await org.trainer.post('/sessions', sessionInput(org, { title: `Session ${i}b` }));
 	}
-	await org.admin.post(`/orgs/${org.id}/members`, { email: 'late@x.test', name: 'L', role: 'trainer' });
+	await org.admin.post(`/orgs/${org.id}/members`, {
+		email: 'late@x.test',
+		name: 'L',
+		role: 'trainer',
+	});
 	all = (await org.admin.getAll(`/orgs/${org.id}/events?limit=200`)).items;
 });
 afterAll(() => server.stop());
@@ -49,9 +53,7 @@ describe('the activity log, filtered', () => {
 		const until = all[2].occurred_at;
 		const expected = all.filter((e) => e.occurred_at >= since && e.occurred_at < until);
 		expect(expected.length).toBeGreaterThan(0);
-		const { items } = await org.admin.getAll(
-			eventsPath(`since=${since}&until=${until}&limit=2`),
-		);
+		const { items } = await org.admin.getAll(eventsPath(`since=${since}&until=${until}&limit=2`));
 		expect(items).toEqual(expected);
 		const { items: sessionsSince } = await org.admin.getAll(
 			eventsPath(`types=session.created&since=${encodeURIComponent(since.replace('Z', '+00:00'))}`),

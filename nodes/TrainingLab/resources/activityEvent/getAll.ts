@@ -4,7 +4,9 @@ import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 import type { Json } from '../../../shared/api';
+import { EVENT_TYPE_OPTIONS } from '../../../shared/events';
 import { apiPath } from '../../../shared/transport';
+import { toRfc3339 } from '../../shared/time';
 
 const listEvents = getList<Json<'ActivityEvent'>>;
 
@@ -12,17 +14,48 @@ export const option: OperationOption = {
 	name: 'Get Many',
 	value: 'getAll',
 	action: 'Get many activity events',
-	description: "List the organization's activity log, newest first",
+	description: "List the organization's activity log, newest first, of some types or times only",
 };
 
 /** What a model reads of this operation when the node is an AI tool. */
 export const toolDescription =
-	"Lists the organization's activity log, newest first: each event has an id, a type (such as member.removed or session.created), occurred_at, the actor's e-mail and data. Returns at most the configured number of events. Needs an admin API key.";
+	"Lists the organization's activity log, newest first: each event has an id, a type (such as member.removed or session.created), occurred_at, the actor's e-mail and data. Can list only some event types, and only events at or after a time (since) and before another (until), ISO 8601 date-times. Returns at most the configured number of events. Needs an admin API key.";
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['activityEvent'], operation: ['getAll'] } },
 	[
 		...returnAllOrLimit(),
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			options: [
+				{
+					displayName: 'Event Types',
+					name: 'types',
+					type: 'multiOptions',
+					options: EVENT_TYPE_OPTIONS,
+					default: [],
+					description: 'Only events of these types',
+				},
+				{
+					displayName: 'Since',
+					name: 'since',
+					type: 'dateTime',
+					default: '',
+					description: 'Only events that occurred at or after this time',
+				},
+				{
+					displayName: 'Until',
+					name: 'until',
+					type: 'dateTime',
+					default: '',
+					description: 'Only events that occurred before this time',
+				},
+			],
+		},
 		{
 			displayName: 'Simplify',
 			name: 'simplify',
@@ -43,7 +76,22 @@ export async function execute(
 		this,
 		itemIndex,
 		apiPath`/orgs/${await context.orgId(itemIndex)}/events`,
+		filterQuery.call(this, itemIndex),
 	);
 	if (!this.getNodeParameter('simplify', itemIndex)) return events;
 	return events.map(({ data, ...event }) => ({ ...data, ...event }));
+}
+
+/** The API's `types`, `since` and `until` from the Filters given; times in the workflow's timezone. */
+function filterQuery(this: IExecuteFunctions, itemIndex: number): IDataObject {
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as {
+		types?: string[];
+		since?: string;
+		until?: string;
+	};
+	const query: IDataObject = {};
+	if (filters.types?.length) query.types = filters.types.join(',');
+	for (const bound of ['since', 'until'] as const)
+		if (filters[bound]) query[bound] = toRfc3339(String(filters[bound]), this.getTimezone());
+	return query;
 }
