@@ -177,7 +177,11 @@ function send(
 function nextPageUrl(route: AnyRoute, ctx: Context, after: number, deps: RouterDeps): string {
 	const params: Record<string, string> = ctx.params ?? {};
 	const url = new URL(`${deps.apiBaseUrl()}${concretePath(route.path, params)}`);
-	const { limit: _limit, cursor: _cursor, ...filters } = (ctx.query ?? {}) as Record<string, unknown>;
+	const {
+		limit: _limit,
+		cursor: _cursor,
+		...filters
+	} = (ctx.query ?? {}) as Record<string, unknown>;
 	for (const [name, value] of Object.entries(filters))
 		for (const one of Array.isArray(value) ? value : [value])
 			if (one !== undefined) url.searchParams.append(name, String(one));

@@ -373,7 +373,8 @@ export const EventTypeCatalogue = z.array(EventTypeInfo);
 export type EventTypeInfo = z.infer<typeof EventTypeInfo>;
 
 const KnownEventType = z.enum(EVENT_TYPES, {
-	error: (issue) => `Unknown event type ${JSON.stringify(issue.input)}; GET /event-types lists them`,
+	error: (issue) =>
+		`Unknown event type ${JSON.stringify(issue.input)}; GET /event-types lists them`,
 });
 
 /** `GET /orgs/{orgId}/events`: a page, of some types only, within a time range. */
