@@ -1,33 +1,105 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 import type { EventType } from './api';
 
-/** What the editor calls each event type: every type the API's schema has, none other. */
-const EVENT_NAMES: Record<EventType, string> = {
-	'api_key.created': 'API Key Created',
-	'api_key.revoked': 'API Key Revoked',
-	'lab.created': 'Lab Created',
-	'lab_version.created': 'Lab Version Created',
-	'lab_version.published': 'Lab Version Published',
-	'member.added': 'Member Added',
-	'member.removed': 'Member Removed',
-	'member.role_changed': 'Member Role Changed',
-	'org.closed': 'Organization Closed',
-	'participant.joined': 'Participant Joined',
-	'session.created': 'Session Created',
-	'session.deleted': 'Session Deleted',
-	'session.ended': 'Session Ended',
-	'session.join_code_rotated': 'Session Join Code Rotated',
-	'session.started': 'Session Started',
-	'webhook.created': 'Webhook Created',
-	'webhook.deleted': 'Webhook Deleted',
-	'webhook.deliveries_recovered': 'Webhook Deliveries Recovered',
-	'webhook.delivery_resent': 'Webhook Delivery Resent',
-	'webhook.disabled': 'Webhook Disabled',
-	'webhook.test_sent': 'Webhook Test Event Sent',
-	'webhook.updated': 'Webhook Updated',
+/**
+ * Each event type as the editor shows it: the title and description the API gives it
+ * (`GET /event-types`), without Markdown and the final period, as n8n writes option descriptions.
+ * test/nodes/event-types.test.ts holds them to the API's; the record's type, to its list of types.
+ */
+const EVENT_TYPES: Record<EventType, { name: string; description: string }> = {
+	'api_key.created': {
+		name: 'API Key Created',
+		description: 'An API key was created. The key itself is never in an event',
+	},
+	'api_key.revoked': {
+		name: 'API Key Revoked',
+		description: 'An API key was revoked: it is refused from then on',
+	},
+	'lab.created': {
+		name: 'Lab Created',
+		description: 'A lab was created',
+	},
+	'lab_version.created': {
+		name: 'Lab Version Created',
+		description: 'A draft version of a lab was created',
+	},
+	'lab_version.published': {
+		name: 'Lab Version Published',
+		description: 'A lab version was published: sessions can now run it',
+	},
+	'member.added': {
+		name: 'Member Added',
+		description: 'A member joined the organization',
+	},
+	'member.removed': {
+		name: 'Member Removed',
+		description: 'A member was removed; every API key of theirs was revoked with it',
+	},
+	'member.role_changed': {
+		name: 'Member Role Changed',
+		description: "A member's role changed",
+	},
+	'org.closed': {
+		name: 'Organization Closed',
+		description:
+			'The organization was closed: from then on every key of it is refused, but its webhooks still get this event',
+	},
+	'participant.joined': {
+		name: 'Participant Joined',
+		description: 'A participant joined a session with its join code',
+	},
+	'session.created': {
+		name: 'Session Created',
+		description: 'A training session was scheduled',
+	},
+	'session.deleted': {
+		name: 'Session Deleted',
+		description: 'A session that was not running was deleted',
+	},
+	'session.ended': {
+		name: 'Session Ended',
+		description: 'A running session ended',
+	},
+	'session.join_code_rotated': {
+		name: 'Session Join Code Rotated',
+		description:
+			"A session's join code was replaced; the old one stopped working. The code itself is never in an event",
+	},
+	'session.started': {
+		name: 'Session Started',
+		description: 'A scheduled session started running',
+	},
+	'webhook.created': {
+		name: 'Webhook Created',
+		description: 'A webhook endpoint was registered. Its secret is never in an event',
+	},
+	'webhook.deleted': {
+		name: 'Webhook Deleted',
+		description: 'A webhook endpoint was deleted, with its deliveries',
+	},
+	'webhook.deliveries_recovered': {
+		name: 'Webhook Deliveries Recovered',
+		description: 'The given-up deliveries of an endpoint were queued again',
+	},
+	'webhook.delivery_resent': {
+		name: 'Webhook Delivery Resent',
+		description: 'A delivery was queued to be sent again',
+	},
+	'webhook.disabled': {
+		name: 'Webhook Disabled',
+		description: 'The server disabled a webhook endpoint: it answered 410 Gone',
+	},
+	'webhook.test_sent': {
+		name: 'Webhook Test Event Sent',
+		description: 'A test event was queued for one endpoint',
+	},
+	'webhook.updated': {
+		name: 'Webhook Updated',
+		description: 'A webhook endpoint was changed: each changed field from and to',
+	},
 };
 
 /** Every event type the Training Lab API emits, alphabetized by name. */
-export const EVENT_TYPE_OPTIONS: INodePropertyOptions[] = Object.entries(EVENT_NAMES)
-	.map(([value, name]) => ({ name, value }))
+export const EVENT_TYPE_OPTIONS: INodePropertyOptions[] = Object.entries(EVENT_TYPES)
+	.map(([value, { name, description }]) => ({ name, value, description }))
 	.sort((a, b) => a.name.localeCompare(b.name));

@@ -1,6 +1,7 @@
 // Every request the console makes goes through here: to /api/v1 on this origin, with the signed-in
 // key as a Bearer token. The API decides everything (roles, validation, limits); the console shows
 // its answers, and an error as the API's own code and message.
+import type { paths } from './api.generated';
 import type { ErrorDetail, ErrorEnvelope } from './types.ts';
 
 export const API_BASE = '/api/v1';
@@ -33,8 +34,55 @@ export interface Page<T> {
 	next: string | null;
 }
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'get' | 'post' | 'patch' | 'delete';
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
 
+/** The API's paths, as its OpenAPI document writes them (`/sessions/{sessionId}`), that take `M`. */
+export type PathOf<M extends Method> = {
+	[P in keyof paths]: paths[P][M] extends undefined ? never : P;
+}[keyof paths];
+
+/** The path parameters of an operation: `[]` when it has none, else `[{ orgId: … }]`. */
+type PathParams<P extends keyof paths, M extends Method> =
+	Operation<P, M> extends { parameters: { path: infer Params extends Record<string, string> } }
+		? [params: Params]
+		: [];
+
+/** The JSON body of an operation's success answer (`undefined` for a 204). */
+export type ResponseOf<P extends keyof paths, M extends Method> =
+	Operation<P, M> extends { responses: infer Responses }
+		? Responses[keyof Responses & (200 | 201 | 202)] extends {
+				content: { 'application/json': infer Body };
+			}
+			? Body
+			: undefined
+		: never;
+
+/** The JSON request body an operation takes. */
+type BodyOf<P extends keyof paths, M extends Method> =
+	Operation<P, M> extends { requestBody: { content: { 'application/json': infer Body } } }
+		? Body
+		: undefined;
+
+/** One item of a list operation's answer. */
+export type ItemOf<P extends PathOf<'get'>> =
+	ResponseOf<P, 'get'> extends Array<infer Item> ? Item : never;
+
+type Query = Record<string, string | number | readonly string[]>;
+
+/** What a request sends besides its method and path. */
+interface SendOptions {
+	params?: Record<string, string>;
+	body?: unknown;
+	idempotencyKey?: string;
+	query?: Query;
+}
+
+/**
+ * The API as its OpenAPI document describes it: each call names a path of the document and its
+ * parameters, and gets the body that path answers, so a wrong path, a wrong parameter, a body of
+ * the wrong shape or a misread answer does not compile.
+ */
 export class Api {
 	readonly #key: string;
 	/** Called when the API refuses the key (revoked, member removed, organization closed). */
@@ -45,39 +93,65 @@ export class Api {
 		this.#onUnauthorized = onUnauthorized;
 	}
 
-	get<T>(path: string): Promise<T> {
-		return this.#send<T>('GET', path).then((answer) => answer.body);
+	async get<P extends PathOf<'get'>>(
+		path: P,
+		...[params]: PathParams<P, 'get'>
+	): Promise<ResponseOf<P, 'get'>> {
+		return (await this.#send('GET', path, { params })).body as ResponseOf<P, 'get'>;
 	}
 
 	/** One page of a list endpoint; `cursor` is the one a previous page's `next` gave. */
-	async page<T>(path: string, query: Record<string, string | number> = {}, cursor?: string | null) {
-		const params = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
-		if (cursor) params.set('cursor', cursor);
-		const search = params.size > 0 ? `?${params}` : '';
-		const answer = await this.#send<T[]>('GET', `${path}${search}`);
-		return { items: answer.body, next: nextCursor(answer.headers.get('link')) } satisfies Page<T>;
+	async page<P extends PathOf<'get'>>(
+		path: P,
+		request: { query?: Query; cursor?: string | null },
+		...[params]: PathParams<P, 'get'>
+	): Promise<Page<ItemOf<P>>> {
+		const query = { ...request.query, ...(request.cursor ? { cursor: request.cursor } : {}) };
+		const answer = await this.#send('GET', path, { params, query });
+		return { items: answer.body as ItemOf<P>[], next: nextCursor(answer.headers.get('link')) };
 	}
 
 	/** A create or action; `idempotencyKey` makes a repeated submission of one intent act once. */
-	post<T>(path: string, body?: unknown, idempotencyKey?: string): Promise<T> {
-		return this.#send<T>('POST', path, body, idempotencyKey).then((answer) => answer.body);
+	async post<P extends PathOf<'post'>>(
+		path: P,
+		request: { body?: BodyOf<P, 'post'>; idempotencyKey?: string },
+		...[params]: PathParams<P, 'post'>
+	): Promise<ResponseOf<P, 'post'>> {
+		return (await this.#send('POST', path, { ...request, params })).body as ResponseOf<P, 'post'>;
 	}
 
-	patch<T>(path: string, body: unknown): Promise<T> {
-		return this.#send<T>('PATCH', path, body).then((answer) => answer.body);
+	async patch<P extends PathOf<'patch'>>(
+		path: P,
+		body: BodyOf<P, 'patch'>,
+		...[params]: PathParams<P, 'patch'>
+	): Promise<ResponseOf<P, 'patch'>> {
+		return (await this.#send('PATCH', path, { body, params })).body as ResponseOf<P, 'patch'>;
 	}
 
-	delete(path: string): Promise<void> {
-		return this.#send<void>('DELETE', path).then(() => undefined);
+	async delete<P extends PathOf<'delete'>>(
+		path: P,
+		...[params]: PathParams<P, 'delete'>
+	): Promise<void> {
+		await this.#send('DELETE', path, { params });
 	}
 
-	async #send<T>(method: Method, path: string, body?: unknown, idempotencyKey?: string) {
+	async #send(
+		method: Uppercase<Method>,
+		path: string,
+		{ params = {}, body, idempotencyKey, query = {} }: SendOptions,
+	): Promise<{ body: unknown; headers: Headers }> {
+		const search = new URLSearchParams();
+		for (const [name, value] of Object.entries(query))
+			for (const one of Array.isArray(value) ? value : [value]) search.append(name, String(one));
+		const url =
+			path.replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(params[name])) +
+			(search.size > 0 ? `?${search}` : '');
 		const headers: Record<string, string> = { authorization: `Bearer ${this.#key}` };
 		if (body !== undefined) headers['content-type'] = 'application/json';
 		if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
 		let response: Response;
 		try {
-			response = await fetch(`${API_BASE}${path}`, {
+			response = await fetch(`${API_BASE}${url}`, {
 				method,
 				headers,
 				body: body === undefined ? undefined : JSON.stringify(body),
@@ -90,7 +164,7 @@ export class Api {
 		}
 		if (response.ok) {
 			const text = response.status === 204 ? '' : await response.text();
-			return { body: (text ? JSON.parse(text) : undefined) as T, headers: response.headers };
+			return { body: text ? JSON.parse(text) : undefined, headers: response.headers };
 		}
 		const error = await errorOf(response);
 		if (error.status === 401) this.#onUnauthorized(error);
@@ -125,11 +199,19 @@ export function nextCursor(link: string | null): string | null {
 }
 
 /** Follows every page of a list (for the small lists a form needs, such as labs). */
-export async function all<T>(api: Api, path: string): Promise<T[]> {
-	const items: T[] = [];
+export async function all<P extends PathOf<'get'>>(
+	api: Api,
+	path: P,
+	...params: PathParams<P, 'get'>
+): Promise<ItemOf<P>[]> {
+	const items: ItemOf<P>[] = [];
 	let cursor: string | null = null;
 	do {
-		const page: Page<T> = await api.page<T>(path, { limit: 200 }, cursor);
+		const page: Page<ItemOf<P>> = await api.page(
+			path,
+			{ query: { limit: 200 }, cursor },
+			...params,
+		);
 		items.push(...page.items);
 		cursor = page.next;
 	} while (cursor);

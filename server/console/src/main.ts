@@ -78,7 +78,7 @@ function showSignIn(refusal?: ApiError): void {
 		replaceChildren(slot);
 		try {
 			// A refused key here is an answer to show on this form, not a reason to sign out.
-			const me = await new Api(key, () => {}).get<Me>('/me');
+			const me = await new Api(key, () => {}).get('/me');
 			storeKey(key);
 			keyInput.value = '';
 			startSigned(key, me);
@@ -206,7 +206,7 @@ async function start(): Promise<void> {
 	const key = readKey();
 	if (!key) return showSignIn();
 	try {
-		startSigned(key, await apiFor(key).get<Me>('/me'));
+		startSigned(key, await apiFor(key).get('/me'));
 	} catch (error) {
 		if (!(error instanceof ApiError && error.status === 401)) {
 			replaceChildren(app, h('main', { id: 'main' }, errorBox(error)));

@@ -1,6 +1,6 @@
 // The console's shared pieces: links, badges, how an answer of the API is announced, confirmations, a secret shown
 // once, and forms whose submission is one intent however often it is sent.
-import { all, ApiError } from './api.ts';
+import { ApiError } from './api.ts';
 import type { ViewContext } from './views/context.ts';
 import { h, replaceChildren, type Child } from './dom.ts';
 import { randomId } from './random-id.ts';
@@ -244,7 +244,7 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLE
  */
 export function listTable<T>(
 	context: ViewContext,
-	path: string,
+	load: () => Promise<T[]>,
 	caption: string,
 	headings: string[],
 	toRow: (item: T) => HTMLTableRowElement,
@@ -253,7 +253,7 @@ export function listTable<T>(
 	return {
 		element,
 		async refresh() {
-			const items = await all<T>(context.api, path);
+			const items = await load();
 			if (context.isCurrent()) replaceChildren(element, table(caption, headings, items.map(toRow)));
 		},
 	};

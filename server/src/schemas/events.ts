@@ -113,7 +113,8 @@ export const EVENT_CATALOGUE = {
 	},
 	'org.closed': {
 		title: 'Organization Closed',
-		description: 'The organization was closed: from then on every key of it is refused.',
+		description:
+			'The organization was closed: from then on every key of it is refused, but its webhooks still get this event.',
 		causedBy: '`POST /orgs/{orgId}/close`.',
 		data: z.object({
 			org_id: described(Uuid, 'The organization.'),

@@ -11,7 +11,8 @@ const PAGE_SIZE = 50;
 /** The organization's activity log, newest first, with new events added while the page is open. */
 export async function activityPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
-	const path = `/orgs/${encodeURIComponent(me.org.id)}/events`;
+	const path = '/orgs/{orgId}/events';
+	const orgId = me.org.id;
 	const shown: ActivityEvent[] = [];
 	const list = h('div', {});
 	const more = h('p', {});
@@ -32,10 +33,10 @@ export async function activityPage(context: ViewContext): Promise<HTMLElement> {
 		if (!olderCursor) return replaceChildren(more);
 		const button = h('button', { type: 'button' }, 'Show older events');
 		button.addEventListener('click', async () => {
-			const older: Page<ActivityEvent> = await api.page<ActivityEvent>(
+			const older: Page<ActivityEvent> = await api.page(
 				path,
-				{ limit: PAGE_SIZE },
-				olderCursor,
+				{ query: { limit: PAGE_SIZE }, cursor: olderCursor },
+				{ orgId },
 			);
 			shown.push(...older.items);
 			olderCursor = older.next;
@@ -44,13 +45,15 @@ export async function activityPage(context: ViewContext): Promise<HTMLElement> {
 		replaceChildren(more, button);
 	}
 
-	const first = await api.page<ActivityEvent>(path, { limit: PAGE_SIZE });
+	const first = await api.page(path, { query: { limit: PAGE_SIZE } }, { orgId });
 	shown.push(...first.items);
 	olderCursor = first.next;
 	draw();
 
 	context.every(LIVE_EVERY_MS, async () => {
-		const newest = await api.page<ActivityEvent>(path, { limit: PAGE_SIZE }).catch(() => null);
+		const newest = await api
+			.page(path, { query: { limit: PAGE_SIZE } }, { orgId })
+			.catch(() => null);
 		if (!newest || !context.isCurrent()) return;
 		const known = new Set(shown.map((event) => event.id));
 		const fresh = newest.items.filter((event) => !known.has(event.id));

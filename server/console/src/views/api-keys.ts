@@ -1,7 +1,8 @@
 import { h, replaceChildren } from '../dom.ts';
 import { time } from '../format.ts';
 import type { ViewContext } from './context.ts';
-import type { ApiKey, ApiKeyCreate, ApiKeyCreated, Role } from '../types.ts';
+import { all } from '../api.ts';
+import type { ApiKey, Role } from '../types.ts';
 import {
 	act,
 	announce,
@@ -17,11 +18,11 @@ import {
 
 export async function apiKeysPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
-	const path = `/orgs/${encodeURIComponent(me.org.id)}/api-keys`;
+	const orgId = me.org.id;
 	const feedback = h('div', { class: 'feedback' });
 	const list = listTable(
 		context,
-		path,
+		() => all(api, '/orgs/{orgId}/api-keys', { orgId }),
 		'API keys',
 		['Name', 'Prefix', 'Role', 'Created', 'State', 'Actions'],
 		keyRow,
@@ -49,7 +50,7 @@ export async function apiKeysPage(context: ViewContext): Promise<HTMLElement> {
 			});
 			if (!sure) return revoke.focus();
 			await act(revoke, feedback, async () => {
-				await api.delete(`${path}/${encodeURIComponent(key.id)}`);
+				await api.delete('/orgs/{orgId}/api-keys/{keyId}', { orgId, keyId: key.id });
 				announce(`The key “${key.name}” was revoked.`);
 				await list.refresh();
 			});
@@ -79,13 +80,13 @@ export async function apiKeysPage(context: ViewContext): Promise<HTMLElement> {
 			roleField(),
 		],
 		send: async (values, idempotencyKey) => {
-			const created = await api.post<ApiKeyCreated>(
-				path,
+			const created = await api.post(
+				'/orgs/{orgId}/api-keys',
 				{
-					name: String(values.get('name')),
-					role: String(values.get('role')) as Role,
-				} satisfies ApiKeyCreate,
-				idempotencyKey,
+					body: { name: String(values.get('name')), role: String(values.get('role')) as Role },
+					idempotencyKey,
+				},
+				{ orgId },
 			);
 			replaceChildren(
 				secretSlot,

@@ -2,18 +2,9 @@ import type { Page } from '../api.ts';
 import { h, replaceChildren, type Child } from '../dom.ts';
 import { relative, time } from '../format.ts';
 import type { ViewContext } from './context.ts';
-import type {
-	Delivery,
-	DeliveryAttempt,
-	EventType,
-	Webhook,
-	WebhookRecoverRequest,
-	WebhookRecovery,
-	WebhookTestRequest,
-	WebhookUpdate,
-} from '../types.ts';
+import type { Delivery, DeliveryAttempt, EventType, Webhook } from '../types.ts';
 import { act, announce, badge, confirmAction, field, formCard, link } from '../ui.ts';
-import { endpointFields, eventTypes, stateBadge, webhooksPath } from './webhooks.ts';
+import { endpointFields, eventTypes, stateBadge } from './webhooks.ts';
 
 const LIVE_EVERY_MS = 3_000;
 const PAGE_SIZE = 50;
@@ -32,8 +23,9 @@ const STATUS_TONE = {
  */
 export async function deliveriesPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
-	const path = `${webhooksPath(me.org.id)}/${encodeURIComponent(context.params.id)}`;
-	let webhook = await api.get<Webhook>(path);
+	const endpoint = { orgId: me.org.id, webhookId: context.params.id };
+	const path = '/orgs/{orgId}/webhooks/{webhookId}';
+	let webhook = await api.get(path, endpoint);
 	const types = await eventTypes(context);
 	context.setTitle('Deliveries · Webhooks');
 	const feedback = h('div', { class: 'feedback' });
@@ -77,7 +69,7 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 			}
 			await act(button, feedback, async () => {
 				const before = webhook.disabled_at;
-				webhook = await api.patch<Webhook>(path, { disabled: !disabled } satisfies WebhookUpdate);
+				webhook = await api.patch(path, { disabled: !disabled }, endpoint);
 				enabledAfter = disabled ? before : null;
 				drawEndpoint();
 				announce(
@@ -106,12 +98,10 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 				),
 			],
 			send: async (values, idempotencyKey) => {
-				const delivery = await api.post<Delivery>(
+				const delivery = await api.post(
 					`${path}/test`,
-					{
-						event_type: String(values.get('event_type')) as EventType,
-					} satisfies WebhookTestRequest,
-					idempotencyKey,
+					{ body: { event_type: String(values.get('event_type')) as EventType }, idempotencyKey },
+					endpoint,
 				);
 				announce(`A test ${delivery.event_type} event was queued.`);
 				await drawFirstPage();
@@ -141,12 +131,10 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 				),
 			],
 			send: async (values, idempotencyKey) => {
-				const { queued } = await api.post<WebhookRecovery>(
+				const { queued } = await api.post(
 					`${path}/recover`,
-					{
-						since: new Date(String(values.get('since'))).toISOString(),
-					} satisfies WebhookRecoverRequest,
-					idempotencyKey,
+					{ body: { since: new Date(String(values.get('since'))).toISOString() }, idempotencyKey },
+					endpoint,
 				);
 				const said =
 					queued === 0
@@ -165,11 +153,15 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 			submit: 'Save changes',
 			fields: endpointFields(types, webhook),
 			send: async (values) => {
-				webhook = await api.patch<Webhook>(path, {
-					url: String(values.get('url')),
-					event_types: values.getAll('event_types') as EventType[],
-					description: String(values.get('description') ?? '').trim() || null,
-				} satisfies WebhookUpdate);
+				webhook = await api.patch(
+					path,
+					{
+						url: String(values.get('url')),
+						event_types: values.getAll('event_types') as EventType[],
+						description: String(values.get('description') ?? '').trim() || null,
+					},
+					endpoint,
+				);
 				drawEndpoint();
 				announce('The endpoint was changed.');
 			},
@@ -177,7 +169,7 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 	}
 
 	async function drawFirstPage(): Promise<void> {
-		const page = await api.page<Delivery>(`${path}/deliveries`, { limit: PAGE_SIZE });
+		const page = await api.page(`${path}/deliveries`, { query: { limit: PAGE_SIZE } }, endpoint);
 		if (!context.isCurrent()) return;
 		const json = JSON.stringify(page.items);
 		if (json === shownJson) return; // nothing new: leave the page (and the reader's place) alone
@@ -199,7 +191,11 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 		const button = h('button', { type: 'button' }, 'Show older deliveries');
 		button.addEventListener('click', async () => {
 			olderLoaded = true;
-			const older = await api.page<Delivery>(`${path}/deliveries`, { limit: PAGE_SIZE }, page.next);
+			const older = await api.page(
+				`${path}/deliveries`,
+				{ query: { limit: PAGE_SIZE }, cursor: page.next },
+				endpoint,
+			);
 			list.append(...older.items.map(deliveryItem));
 			drawMore(older);
 		});
@@ -217,7 +213,14 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 		);
 		resend.addEventListener('click', () =>
 			act(resend, feedback, async () => {
-				await api.post(`${path}/deliveries/${encodeURIComponent(delivery.id)}/resend`);
+				await api.post(
+					`${path}/deliveries/{deliveryId}/resend`,
+					{},
+					{
+						...endpoint,
+						deliveryId: delivery.id,
+					},
+				);
 				announce(`The ${delivery.event_type} event is being sent again.`);
 				await drawFirstPage();
 			}),

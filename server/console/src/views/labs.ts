@@ -2,15 +2,19 @@ import { all } from '../api.ts';
 import { h } from '../dom.ts';
 import { time } from '../format.ts';
 import type { ViewContext } from './context.ts';
-import type { Lab, LabCreate, LabVersion } from '../types.ts';
+import type { LabCreate, LabVersion } from '../types.ts';
 import { act, announce, badge, field, formCard, link, listTable, row } from '../ui.ts';
 
 const TIERS = ['container', 'vm', 'cluster'];
 
 export async function labsPage(context: ViewContext): Promise<HTMLElement> {
 	const { api } = context;
-	const list = listTable<Lab>(context, '/labs', 'Labs', ['Name', 'Tier'], (lab) =>
-		row(link(`/labs/${encodeURIComponent(lab.id)}`, lab.name), lab.tier),
+	const list = listTable(
+		context,
+		() => all(api, '/labs'),
+		'Labs',
+		['Name', 'Tier'],
+		(lab) => row(link(`/labs/${encodeURIComponent(lab.id)}`, lab.name), lab.tier),
 	);
 
 	const form = formCard({
@@ -24,14 +28,13 @@ export async function labsPage(context: ViewContext): Promise<HTMLElement> {
 			),
 		],
 		send: async (values, idempotencyKey) => {
-			const lab = await api.post<Lab>(
-				'/labs',
-				{
+			const lab = await api.post('/labs', {
+				body: {
 					name: String(values.get('name')),
 					tier: String(values.get('tier')) as LabCreate['tier'],
-				} satisfies LabCreate,
+				},
 				idempotencyKey,
-			);
+			});
 			announce(`Lab “${lab.name}” was created.`);
 			await list.refresh();
 		},
@@ -43,15 +46,15 @@ export async function labsPage(context: ViewContext): Promise<HTMLElement> {
 
 export async function labPage(context: ViewContext): Promise<HTMLElement> {
 	const { api } = context;
-	const labs = await all<Lab>(api, '/labs');
+	const labs = await all(api, '/labs');
 	const lab = labs.find((candidate) => candidate.id === context.params.id);
-	const path = `/labs/${encodeURIComponent(context.params.id)}/versions`;
+	const labId = context.params.id;
 	const feedback = h('div', { class: 'feedback' });
 	const name = lab?.name ?? 'Lab';
 	context.setTitle(`${name} · Labs`);
 	const list = listTable(
 		context,
-		path,
+		() => all(api, '/labs/{labId}/versions', { labId }),
 		'Versions',
 		['Version', 'Status', 'Published', 'Actions'],
 		versionRow,
@@ -68,7 +71,11 @@ export async function labPage(context: ViewContext): Promise<HTMLElement> {
 				: null;
 		publish?.addEventListener('click', () =>
 			act(publish, feedback, async () => {
-				await api.post(`${path}/${encodeURIComponent(version.id)}/publish`);
+				await api.post(
+					'/labs/{labId}/versions/{versionId}/publish',
+					{},
+					{ labId, versionId: version.id },
+				);
 				announce(`Version ${version.version} is published.`);
 				await list.refresh();
 			}),
@@ -84,7 +91,7 @@ export async function labPage(context: ViewContext): Promise<HTMLElement> {
 	const create = h('button', { type: 'button' }, 'Create a draft version');
 	create.addEventListener('click', () =>
 		act(create, feedback, async () => {
-			const version = await api.post<LabVersion>(path);
+			const version = await api.post('/labs/{labId}/versions', {}, { labId });
 			announce(`Draft version ${version.version} was created.`);
 			await list.refresh();
 		}),

@@ -1,6 +1,7 @@
 import { h } from '../dom.ts';
 import type { ViewContext } from './context.ts';
-import type { Member, MemberCreate, MemberRoleUpdate, Role } from '../types.ts';
+import { all } from '../api.ts';
+import type { Member, Role } from '../types.ts';
 import {
 	act,
 	announce,
@@ -15,11 +16,12 @@ import {
 
 export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
-	const path = `/orgs/${encodeURIComponent(me.org.id)}/members`;
+	const orgId = me.org.id;
+	const memberPath = '/orgs/{orgId}/members/{userId}';
 	const feedback = h('div', { class: 'feedback' });
 	const list = listTable(
 		context,
-		path,
+		() => all(api, '/orgs/{orgId}/members', { orgId }),
 		'Members',
 		['Name', 'E-mail', 'Role', 'Actions'],
 		memberRow,
@@ -34,9 +36,7 @@ export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 		);
 		roleButton.addEventListener('click', () =>
 			act(roleButton, feedback, async () => {
-				await api.patch(`${path}/${encodeURIComponent(member.user_id)}`, {
-					role: other,
-				} satisfies MemberRoleUpdate);
+				await api.patch(memberPath, { role: other }, { orgId, userId: member.user_id });
 				announce(`${member.name} is now ${other}.`);
 				await list.refresh();
 			}),
@@ -60,7 +60,7 @@ export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 			});
 			if (!sure) return removeButton.focus();
 			await act(removeButton, feedback, async () => {
-				await api.delete(`${path}/${encodeURIComponent(member.user_id)}`);
+				await api.delete(memberPath, { orgId, userId: member.user_id });
 				announce(`${member.name} was removed.`);
 				await list.refresh();
 				// The row (and its button) is gone: the page's heading takes the focus back.
@@ -84,14 +84,17 @@ export async function membersPage(context: ViewContext): Promise<HTMLElement> {
 			roleField(),
 		],
 		send: async (values, idempotencyKey) => {
-			const added = await api.post<Member>(
-				path,
+			const added = await api.post(
+				'/orgs/{orgId}/members',
 				{
-					name: String(values.get('name')),
-					email: String(values.get('email')),
-					role: String(values.get('role')) as Role,
-				} satisfies MemberCreate,
-				idempotencyKey,
+					body: {
+						name: String(values.get('name')),
+						email: String(values.get('email')),
+						role: String(values.get('role')) as Role,
+					},
+					idempotencyKey,
+				},
+				{ orgId },
 			);
 			announce(`${added.name} was added as ${added.role}.`);
 			await list.refresh();

@@ -1,11 +1,10 @@
 import { h, replaceChildren } from '../dom.ts';
 import type { ViewContext } from './context.ts';
-import type { Me } from '../types.ts';
 import { act, confirmAction } from '../ui.ts';
 
 export async function organizationPage(context: ViewContext): Promise<HTMLElement> {
 	const { api } = context;
-	const me = await api.get<Me>('/me');
+	const me = await api.get('/me');
 	const feedback = h('div', { class: 'feedback' });
 	const close = h('button', { type: 'button', class: 'danger' }, 'Close the organization…');
 	close.addEventListener('click', async () => {
@@ -24,7 +23,7 @@ export async function organizationPage(context: ViewContext): Promise<HTMLElemen
 		});
 		if (!sure) return close.focus();
 		await act(close, feedback, async () => {
-			await api.post(`/orgs/${encodeURIComponent(me.org.id)}/close`);
+			await api.post('/orgs/{orgId}/close', {}, { orgId: me.org.id });
 			// The key no longer works; the next request signs out. Make it now, with the reason.
 			replaceChildren(feedback, h('p', { class: 'done' }, 'The organization is closed.'));
 			await api.get('/me');

@@ -1,11 +1,10 @@
 import { h } from '../dom.ts';
 import { badge, link } from '../ui.ts';
 import type { ViewContext } from './context.ts';
-import type { Me } from '../types.ts';
 
 export async function overviewPage({ api }: ViewContext): Promise<HTMLElement> {
 	// Read again rather than kept from sign-in: a role changed meanwhile shows here.
-	const me = await api.get<Me>('/me');
+	const me = await api.get('/me');
 	return h(
 		'div',
 		{},

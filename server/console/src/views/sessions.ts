@@ -2,15 +2,7 @@ import { all, type Page } from '../api.ts';
 import { h, replaceChildren } from '../dom.ts';
 import { time } from '../format.ts';
 import type { ViewContext } from './context.ts';
-import type {
-	Lab,
-	LabVersion,
-	Session,
-	SessionCreate,
-	SessionDetail,
-	SessionState,
-	JoinCode,
-} from '../types.ts';
+import type { Session, SessionState } from '../types.ts';
 import {
 	act,
 	announce,
@@ -41,7 +33,10 @@ export async function sessionsPage(context: ViewContext): Promise<HTMLElement> {
 	let current: string | null = null;
 
 	async function draw(cursor: string | null): Promise<void> {
-		const page: Page<Session> = await api.page<Session>('/sessions', { limit: PAGE_SIZE }, cursor);
+		const page: Page<Session> = await api.page('/sessions', {
+			query: { limit: PAGE_SIZE },
+			cursor,
+		});
 		if (!context.isCurrent()) return;
 		current = cursor;
 		const previous = h(
@@ -90,13 +85,10 @@ export async function sessionsPage(context: ViewContext): Promise<HTMLElement> {
 
 /** Every published version of every lab, as options "Lab name — v2". */
 async function publishedVersions(context: ViewContext) {
-	const labs = await all<Lab>(context.api, '/labs');
+	const labs = await all(context.api, '/labs');
 	const options: Array<{ id: string; label: string }> = [];
 	for (const lab of labs) {
-		const versions = await all<LabVersion>(
-			context.api,
-			`/labs/${encodeURIComponent(lab.id)}/versions`,
-		);
+		const versions = await all(context.api, '/labs/{labId}/versions', { labId: lab.id });
 		for (const version of versions.filter((v) => v.status === 'published').reverse())
 			options.push({ id: version.id, label: `${lab.name} — version ${version.version}` });
 	}
@@ -133,16 +125,15 @@ async function sessionForm(context: ViewContext, created: () => Promise<void>) {
 		],
 		send: async (values, idempotencyKey) => {
 			const startsAt = String(values.get('starts_at') ?? '');
-			const session = await context.api.post<Session>(
-				'/sessions',
-				{
+			const session = await context.api.post('/sessions', {
+				body: {
 					title: String(values.get('title')),
 					lab_version_id: String(values.get('lab_version_id')),
 					capacity: Number(values.get('capacity')),
 					...(startsAt ? { starts_at: new Date(startsAt).toISOString() } : {}),
-				} satisfies SessionCreate,
+				},
 				idempotencyKey,
-			);
+			});
 			announce(`Session “${session.title}” was created.`);
 			await created();
 			return h(
@@ -158,7 +149,8 @@ async function sessionForm(context: ViewContext, created: () => Promise<void>) {
 
 export async function sessionPage(context: ViewContext): Promise<HTMLElement> {
 	const { api } = context;
-	const path = `/sessions/${encodeURIComponent(context.params.id)}`;
+	const path = '/sessions/{sessionId}';
+	const ids = { sessionId: context.params.id };
 	const details = h('div', {});
 	const feedback = h('div', { class: 'feedback' });
 	const secretSlot = h('div', {});
@@ -166,7 +158,7 @@ export async function sessionPage(context: ViewContext): Promise<HTMLElement> {
 	const heading = h('h1', {}, 'Session');
 
 	async function draw(): Promise<void> {
-		const session = await api.get<SessionDetail>(path);
+		const session = await api.get(path, ids);
 		if (!context.isCurrent()) return;
 		heading.textContent = session.title;
 		context.setTitle(`${session.title} · Sessions`);
@@ -201,12 +193,12 @@ export async function sessionPage(context: ViewContext): Promise<HTMLElement> {
 	function buttonsFor(session: Session): HTMLButtonElement[] {
 		const transition = (action: 'start' | 'end', done: string) =>
 			button(action === 'start' ? 'Start session' : 'End session', async () => {
-				await api.post(`${path}/${action}`);
+				await api.post(`${path}/${action}`, {}, ids);
 				announce(done);
 				await draw();
 			});
 		const rotate = button('New join code', async () => {
-			const { join_code } = await api.post<JoinCode>(`${path}/join-code`);
+			const { join_code } = await api.post(`${path}/join-code`, {}, ids);
 			replaceChildren(
 				secretSlot,
 				secretOnce(
@@ -226,7 +218,7 @@ export async function sessionPage(context: ViewContext): Promise<HTMLElement> {
 			});
 			if (!sure) return remove.focus();
 			await act(remove, feedback, async () => {
-				await api.delete(path);
+				await api.delete(path, ids);
 				announce(`Session “${session.title}” was deleted.`);
 				location.hash = '#/sessions';
 			});

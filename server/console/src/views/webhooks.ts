@@ -1,7 +1,8 @@
 import { h, replaceChildren } from '../dom.ts';
 import { time } from '../format.ts';
 import type { ViewContext } from './context.ts';
-import type { EventType, Webhook, WebhookCreate, WebhookCreated } from '../types.ts';
+import { all } from '../api.ts';
+import type { EventType, EventTypeInfo, Webhook } from '../types.ts';
 import {
 	act,
 	announce,
@@ -15,25 +16,18 @@ import {
 	secretOnce,
 } from '../ui.ts';
 
-export const webhooksPath = (orgId: string) => `/orgs/${encodeURIComponent(orgId)}/webhooks`;
-
-/** The event types an endpoint can subscribe to, as the API's own OpenAPI document lists them. */
-export async function eventTypes(context: ViewContext): Promise<EventType[]> {
-	const document = await context.api.get<{
-		components: {
-			schemas: Record<string, { properties?: Record<string, { items?: { enum?: EventType[] } }> }>;
-		};
-	}>('/openapi.json');
-	return document.components.schemas.WebhookCreate?.properties?.event_types?.items?.enum ?? [];
+/** The event types an endpoint can subscribe to, each with what it means, as the API lists them. */
+export function eventTypes(context: ViewContext): Promise<EventTypeInfo[]> {
+	return context.api.get('/event-types');
 }
 
 export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
-	const path = webhooksPath(me.org.id);
+	const orgId = me.org.id;
 	const feedback = h('div', { class: 'feedback' });
 	const list = listTable(
 		context,
-		path,
+		() => all(api, '/orgs/{orgId}/webhooks', { orgId }),
 		'Webhook endpoints',
 		['URL', 'Events', 'State', 'Created', 'Actions'],
 		webhookRow,
@@ -56,7 +50,7 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 			});
 			if (!sure) return remove.focus();
 			await act(remove, feedback, async () => {
-				await api.delete(`${path}/${encodeURIComponent(webhook.id)}`);
+				await api.delete('/orgs/{orgId}/webhooks/{webhookId}', { orgId, webhookId: webhook.id });
 				announce('The endpoint was deleted.');
 				await list.refresh();
 			});
@@ -91,14 +85,17 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 		fields: endpointFields(types),
 		send: async (values, idempotencyKey) => {
 			const description = String(values.get('description') ?? '').trim();
-			const created = await api.post<WebhookCreated>(
-				path,
+			const created = await api.post(
+				'/orgs/{orgId}/webhooks',
 				{
-					url: String(values.get('url')),
-					event_types: values.getAll('event_types') as EventType[],
-					...(description ? { description } : {}),
-				} satisfies WebhookCreate,
-				idempotencyKey,
+					body: {
+						url: String(values.get('url')),
+						event_types: values.getAll('event_types') as EventType[],
+						...(description ? { description } : {}),
+					},
+					idempotencyKey,
+				},
+				{ orgId },
 			);
 			replaceChildren(
 				secretSlot,
@@ -128,7 +125,7 @@ export function stateBadge(webhook: Webhook): HTMLElement {
 }
 
 /** URL, events and description of an endpoint: for a new one, or filled with one's values to edit it. */
-export function endpointFields(types: EventType[], webhook?: Webhook): HTMLElement[] {
+export function endpointFields(types: EventTypeInfo[], webhook?: Webhook): HTMLElement[] {
 	return [
 		field(
 			'URL',
@@ -148,10 +145,10 @@ export function endpointFields(types: EventType[], webhook?: Webhook): HTMLEleme
 			h(
 				'div',
 				{ class: 'checks' },
-				...types.map((type) =>
+				...types.map(({ type, description }) =>
 					h(
 						'label',
-						{},
+						{ title: description },
 						h('input', {
 							type: 'checkbox',
 							name: 'event_types',
