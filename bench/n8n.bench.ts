@@ -14,6 +14,7 @@ import { N8nClient } from '../tooling/n8n/client';
 import { patiently, startN8n, type N8n } from '../tooling/n8n/processes';
 import { tempRoot } from '../tooling/processes';
 import { webhookRows, workflowNode } from '../tooling/n8n/workflows';
+import { NODE_TYPE } from '../tooling/root';
 
 // BENCH_SMOKE=1 (`npm run bench:n8n -- --smoke`): every workload once, at sizes that take seconds.
 const SMOKE = process.env.BENCH_SMOKE === '1';
@@ -135,7 +136,7 @@ const contenders = {
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
 function trainingLab(parameters: object) {
-	return workflowNode('Node', 'n8n-nodes-traininglab.trainingLab', 400, {
+	return workflowNode('Node', NODE_TYPE.trainingLab, 400, {
 		typeVersion: 1,
 		parameters,
 		credentials: { trainingLabApi: { id: credentials.ours, name: 'Training Lab' } },
@@ -292,7 +293,7 @@ it('signed deliveries: the Training Lab Trigger against the Webhook node with He
 		name: 'deliveries ours',
 		nodes: [
 			{
-				...workflowNode('Trigger', 'n8n-nodes-traininglab.trainingLabTrigger', 0, {
+				...workflowNode('Trigger', NODE_TYPE.trainingLabTrigger, 0, {
 					typeVersion: 1,
 					parameters: { events: ['session.created'] },
 					credentials: { trainingLabApi: { id: credentials.ours, name: 'Training Lab' } },

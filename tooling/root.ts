@@ -3,6 +3,14 @@ import { dirname, join } from 'node:path';
 
 export const PACKAGE_NAME = 'n8n-nodes-traininglab';
 
+/** Each node of the package by the type a workflow gives it. */
+export const NODE_TYPE = {
+	trainingLab: `${PACKAGE_NAME}.trainingLab`,
+	trainingLabTool: `${PACKAGE_NAME}.trainingLabTool`,
+	trainingLabTrigger: `${PACKAGE_NAME}.trainingLabTrigger`,
+	trainingLabActivityTrigger: `${PACKAGE_NAME}.trainingLabActivityTrigger`,
+} as const;
+
 /**
  * The repository: the folder above the working directory that holds this package's package.json
  * (found that way, not from this file's location, so that jest's CommonJS and Node's native ES

@@ -87,7 +87,8 @@ const EVENT_TYPES: Record<EventType, { name: string; description: string }> = {
 	},
 	'webhook.disabled': {
 		name: 'Webhook Disabled',
-		description: 'The server disabled a webhook endpoint: it answered 410 Gone',
+		description:
+			'The server disabled a webhook endpoint; it is sent nothing until a person enables it',
 	},
 	'webhook.test_sent': {
 		name: 'Webhook Test Event Sent',

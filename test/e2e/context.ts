@@ -11,6 +11,7 @@ import { patiently, type N8n } from '../../tooling/n8n/processes';
 import { example, workflowNode } from '../../tooling/n8n/workflows';
 import type { LossyProxy } from '../support/lossy-proxy';
 import type { Receiver } from '../support/receiver';
+import { NODE_TYPE } from '../../tooling/root';
 
 /** Which n8n a suite runs, and how: one process, or scaled out in queue mode. */
 export interface Topology {
@@ -283,7 +284,7 @@ export class E2e {
 				{
 					id: randomUUID(),
 					name: 'Activity',
-					type: 'n8n-nodes-traininglab.trainingLabActivityTrigger',
+					type: NODE_TYPE.trainingLabActivityTrigger,
 					typeVersion: 1,
 					position: [0, 0],
 					parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events },

@@ -3,13 +3,14 @@ import { TrainingLab } from '../../nodes/TrainingLab/TrainingLab.node';
 import { TrainingLabActivityTrigger } from '../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node';
 import { TrainingLabTrigger } from '../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
 import { onlyNodeType } from '../support/n8n';
+import { PACKAGE_NAME } from '../../tooling/root';
 
 /** The subtitle the n8n editor shows under a node on the canvas: its `subtitle` expression, resolved. */
 function subtitle(nodeType: INodeType, parameters: INodeParameters): unknown {
 	const node: INode = {
 		id: 'a1b2c3d4-0000-4000-8000-000000000001',
 		name: 'Node',
-		type: `n8n-nodes-traininglab.${nodeType.description.name}`,
+		type: `${PACKAGE_NAME}.${nodeType.description.name}`,
 		typeVersion: 1,
 		position: [0, 0],
 		parameters,

@@ -9,6 +9,7 @@ import { TriggerHarness } from './support/trigger';
 import { eventually } from '../../tooling/eventually';
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
+import { NODE_TYPE } from '../../tooling/root';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -788,7 +789,7 @@ describe('Acknowledge Deliveries', () => {
 		const node: INode = {
 			id: 'c0ffee00-0000-4000-8000-000000000001',
 			name: 'Training Lab Trigger',
-			type: 'n8n-nodes-traininglab.trainingLabTrigger',
+			type: NODE_TYPE.trainingLabTrigger,
 			typeVersion: 1,
 			position: [0, 0],
 			parameters,

@@ -21,13 +21,13 @@ import { TrainingLab } from '../../nodes/TrainingLab/TrainingLab.node';
 import { TrainingLabTrigger } from '../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
 import { TrainingLabActivityTrigger } from '../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node';
 import { InMemoryCredentialsHelper } from './credentials-helper';
-import { PACKAGE_NAME } from '../../tooling/root';
+import { NODE_TYPE } from '../../tooling/root';
 
 const trainingLab = new TrainingLab();
 const NODE_TYPES: Record<string, INodeType> = {
-	[`${PACKAGE_NAME}.trainingLab`]: trainingLab,
-	[`${PACKAGE_NAME}.trainingLabTrigger`]: new TrainingLabTrigger(),
-	[`${PACKAGE_NAME}.trainingLabActivityTrigger`]: new TrainingLabActivityTrigger(),
+	[NODE_TYPE.trainingLab]: trainingLab,
+	[NODE_TYPE.trainingLabTrigger]: new TrainingLabTrigger(),
+	[NODE_TYPE.trainingLabActivityTrigger]: new TrainingLabActivityTrigger(),
 };
 
 /** The package's node types, looked up by n8n's engine the way n8n looks up installed community nodes. */
@@ -128,7 +128,7 @@ function trainingLabNode(
 	return {
 		id: 'b2c1e1b4-2b45-4f4a-9d57-4f2a7c6c2a10',
 		name: 'Training Lab',
-		type: `${PACKAGE_NAME}.trainingLab`,
+		type: NODE_TYPE.trainingLab,
 		typeVersion: 1,
 		position: [0, 0],
 		parameters,
@@ -260,7 +260,7 @@ function workflowAround(
 		{
 			id: '7f0c7a52-5d2c-4c55-8f43-1c2d3e4f5a60',
 			name: startedBy.trigger === 'trainingLabTrigger' ? 'Member removed' : 'Activity',
-			type: `${PACKAGE_NAME}.${startedBy.trigger}`,
+			type: NODE_TYPE[startedBy.trigger],
 			typeVersion: 1,
 			position: [-400, 0],
 			parameters: {},

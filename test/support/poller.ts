@@ -10,7 +10,7 @@ import {
 } from 'n8n-workflow';
 import { TrainingLabActivityTrigger } from '../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node';
 import { credentialsHelper, onlyNodeType } from './n8n';
-import { PACKAGE_NAME } from '../../tooling/root';
+import { NODE_TYPE } from '../../tooling/root';
 
 const trigger = new TrainingLabActivityTrigger();
 
@@ -54,7 +54,7 @@ export class Poller {
 		const node: INode = {
 			id: '4b7c9d2e-2a31-4f5e-9c0d-7e8f9a0b1c2d',
 			name: 'Training Lab Activity Trigger',
-			type: `${PACKAGE_NAME}.trainingLabActivityTrigger`,
+			type: NODE_TYPE.trainingLabActivityTrigger,
 			typeVersion: 1,
 			position: [0, 0],
 			parameters: this.#parameters,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../root.ts';
+import { NODE_TYPE, ROOT } from '../root.ts';
 
 /** A node of a workflow a test builds, placed `x` to the right. */
 export function workflowNode(name: string, type: string, x: number, extra: object) {
@@ -44,7 +44,7 @@ export function createSessionNode(
 		name?: string;
 	},
 ) {
-	return workflowNode(options.name ?? 'Create session', 'n8n-nodes-traininglab.trainingLab', x, {
+	return workflowNode(options.name ?? 'Create session', NODE_TYPE.trainingLab, x, {
 		typeVersion: 1,
 		...options.extra,
 		parameters: {

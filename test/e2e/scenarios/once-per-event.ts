@@ -5,6 +5,7 @@ import { patiently } from '../../../tooling/n8n/processes';
 import { createSessionNode, workflowNode } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 import { behaviour } from './n8n-behaviours';
+import { NODE_TYPE } from '../../../tooling/root';
 
 type OrgName = 'onceOnReceipt' | 'onceWhenFinished' | 'dedupeAfterTrigger' | 'dedupeBeforeEffect';
 
@@ -133,7 +134,7 @@ export function oncePerEventScenarios(e2e: E2e): void {
 			name: `One session per event (${acknowledge})`,
 			settings: { executionOrder: 'v1' },
 			nodes: [
-				workflowNode(TRIGGER, 'n8n-nodes-traininglab.trainingLabTrigger', 0, {
+				workflowNode(TRIGGER, NODE_TYPE.trainingLabTrigger, 0, {
 					typeVersion: 1,
 					webhookId,
 					parameters: { events: ['member.removed'], acknowledge },
@@ -392,7 +393,7 @@ export function oncePerEventScenarios(e2e: E2e): void {
 						name: `Remove Duplicates ${placement}`,
 						settings: { executionOrder: 'v1' },
 						nodes: [
-							workflowNode(TRIGGER, 'n8n-nodes-traininglab.trainingLabTrigger', 0, {
+							workflowNode(TRIGGER, NODE_TYPE.trainingLabTrigger, 0, {
 								typeVersion: 1,
 								webhookId,
 								parameters: { events: ['member.removed'], acknowledge: 'whenFinished' },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { demoVersionsOf } from '../../../tooling/api/client';
 import { webhookChain, workflowNode } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
+import { NODE_TYPE } from '../../../tooling/root';
 
 /**
  * An operation of every resource of the Training Lab node, one node after the other in one workflow
@@ -80,7 +81,7 @@ export function operationScenarios(e2e: E2e): void {
 			];
 			const path = randomUUID();
 			const nodes = steps.map(([name, parameters, own], index) =>
-				workflowNode(name, 'n8n-nodes-traininglab.trainingLab', 200 * (index + 1), {
+				workflowNode(name, NODE_TYPE.trainingLab, 200 * (index + 1), {
 					typeVersion: 1,
 					// Each runs once, and the next runs also after a list that came back empty.
 					executeOnce: true,

@@ -9,6 +9,7 @@ import { patiently } from '../../../tooling/n8n/processes';
 import { createSessionNode, example, workflowNode } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
 import { N8nEditor } from '../n8n-editor';
+import { NODE_TYPE } from '../../../tooling/root';
 
 const TRIGGER = 'Member removed';
 
@@ -32,7 +33,7 @@ export function replayScenarios(e2e: E2e): void {
 			name: options.name,
 			settings: { executionOrder: 'v1' },
 			nodes: [
-				workflowNode(TRIGGER, 'n8n-nodes-traininglab.trainingLabTrigger', 0, {
+				workflowNode(TRIGGER, NODE_TYPE.trainingLabTrigger, 0, {
 					typeVersion: 1,
 					webhookId: randomUUID(),
 					parameters: { events: ['member.removed'] },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { example } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
+import { NODE_TYPE, PACKAGE_NAME } from '../../../tooling/root';
 
 /** The Training Lab Trigger: registration, deliveries, forgeries, organization closure, a burst, a trainer key, the node types. */
 export function triggerScenarios(e2e: E2e): void {
@@ -226,17 +227,17 @@ export function triggerScenarios(e2e: E2e): void {
 				await e2e.client.editorJson<
 					Array<{ name: string; displayName: string; properties: Array<{ name: string }> }>
 				>('/types/nodes.json');
-			const ours = types.filter((type) => type.name.startsWith('n8n-nodes-traininglab.'));
+			const ours = types.filter((type) => type.name.startsWith(`${PACKAGE_NAME}.`));
 			expect(ours.map((type) => type.name).sort()).toEqual(
 				[
-					'n8n-nodes-traininglab.trainingLab',
-					'n8n-nodes-traininglab.trainingLabActivityTrigger',
-					'n8n-nodes-traininglab.trainingLabTool',
-					'n8n-nodes-traininglab.trainingLabTrigger',
+					NODE_TYPE.trainingLab,
+					NODE_TYPE.trainingLabActivityTrigger,
+					NODE_TYPE.trainingLabTool,
+					NODE_TYPE.trainingLabTrigger,
 				].sort(),
 			);
-			const tool = ours.find((type) => type.name.endsWith('trainingLabTool'))!;
-			const node = ours.find((type) => type.name.endsWith('.trainingLab'))!;
+			const tool = ours.find((type) => type.name === NODE_TYPE.trainingLabTool)!;
+			const node = ours.find((type) => type.name === NODE_TYPE.trainingLab)!;
 			// The tool variant is the action node with every resource and operation.
 			for (const property of ['resource', 'operation'])
 				expect(tool.properties.map((p) => p.name)).toContain(property);

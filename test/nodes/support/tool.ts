@@ -12,7 +12,7 @@ import {
 } from 'n8n-workflow';
 import { TrainingLab } from '../../../nodes/TrainingLab/TrainingLab.node';
 import { additionalDataFor, credentialsHelper, type RunOptions } from '../../support/n8n';
-import { PACKAGE_NAME } from '../../../tooling/root';
+import { NODE_TYPE } from '../../../tooling/root';
 
 /**
  * The Training Lab node as n8n offers it to AI agents and MCP servers (`trainingLabTool`): n8n's CLI
@@ -50,7 +50,7 @@ const toolCaller: INodeType = {
 };
 
 export const trainingLabTool = asTool(new TrainingLab());
-const TOOL_TYPE = `${PACKAGE_NAME}.trainingLabTool`;
+const TOOL_TYPE = NODE_TYPE.trainingLabTool;
 const NODE_TYPES: Record<string, INodeType> = {
 	[TOOL_TYPE]: trainingLabTool,
 	'test.toolCaller': toolCaller,

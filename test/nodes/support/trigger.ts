@@ -15,7 +15,7 @@ import {
 } from 'n8n-workflow';
 import { TrainingLabTrigger } from '../../../nodes/TrainingLabTrigger/TrainingLabTrigger.node';
 import { credentialsHelper } from '../../support/n8n';
-import { PACKAGE_NAME } from '../../../tooling/root';
+import { NODE_TYPE } from '../../../tooling/root';
 
 const trigger = new TrainingLabTrigger();
 type Method = 'checkExists' | 'create' | 'delete';
@@ -186,7 +186,7 @@ export class TriggerHarness {
 		return {
 			id: '7d2f8a4e-1b1f-4c07-8a41-0c2a3c5f9e11',
 			name: 'Training Lab Trigger',
-			type: `${PACKAGE_NAME}.trainingLabTrigger`,
+			type: NODE_TYPE.trainingLabTrigger,
 			typeVersion: this.typeVersion,
 			position: [0, 0],
 			webhookId: 'f1d2c3b4-a5e6-4f70-8192-a3b4c5d6e7f8',
