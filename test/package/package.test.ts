@@ -97,6 +97,15 @@ describe('the published package', () => {
 		expect(intro).toMatch(/\[CONTRIBUTING\.md\]\(CONTRIBUTING\.md\)/);
 	});
 
+	it('README fits the npm page, and each of its links to the repository leads to a file there', () => {
+		const readme = readFileSync(join(unpacked, 'README.md'), 'utf8');
+		expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(420); // lines, as wc -l counts them
+		const local = [...readme.matchAll(/\]\(((?:docs|examples)\/[^)#]+|[A-Z]+\.md)(?:#[^)]*)?\)/g)];
+		expect(local.length).toBeGreaterThan(5);
+		for (const [, path] of local)
+			expect({ path, exists: existsSync(join(ROOT, path)) }).toEqual({ path, exists: true });
+	});
+
 	it('declares no runtime dependencies and n8n-workflow as its only peer dependency', () => {
 		const manifest = JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8'));
 		expect(manifest.dependencies ?? {}).toEqual({});
