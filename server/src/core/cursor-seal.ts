@@ -1,4 +1,10 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import {
+	createCipheriv,
+	createDecipheriv,
+	createSecretKey,
+	randomBytes,
+	type KeyObject,
+} from 'node:crypto';
 
 export const CURSOR_KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -12,12 +18,13 @@ const SEALED_BYTES = IV_BYTES + POSITION_BYTES + TAG_BYTES;
  * its tag binds a cursor to the list it came from: one of another organization or list does not open.
  */
 export class CursorSeal {
-	readonly #key: Buffer;
+	/** Made once: a cipher given the raw bytes makes a key object of them on every call. */
+	readonly #key: KeyObject;
 
 	constructor(key: Buffer) {
 		if (key.length !== CURSOR_KEY_BYTES)
 			throw new Error(`A cursor key has ${CURSOR_KEY_BYTES} bytes.`);
-		this.#key = key;
+		this.#key = createSecretKey(key);
 	}
 
 	/** `scope` names the list, e.g. the organization and the path: a cursor opens only in the same scope. */
