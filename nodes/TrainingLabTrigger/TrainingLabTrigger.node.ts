@@ -24,7 +24,7 @@ import {
 import { apiPath, apiRequest, fetchAdminOrgId, fetchOrgId } from '../shared/transport';
 import { TRIGGER_EVENT_OPTIONS } from './events';
 import { eventsSubtitle } from '../shared/subtitle';
-import type { EventType, Schemas } from '../shared/api';
+import type { DeliveryBody, EventType, Schemas } from '../shared/api';
 
 /** Values of the Acknowledge Deliveries option. */
 const ACK_WHEN_FINISHED = 'whenFinished';
@@ -43,9 +43,21 @@ const RECEIPT_HEADER = 'webhook-receipt';
 
 const ENDPOINT_NEEDS = "Registering this trigger's webhook endpoint";
 
-const EVENT_FIELDS = ['id', 'type', 'occurred_at', 'org_id', 'actor', 'data'] as const;
-/** Fields a delivery carries only when they apply: a sample event, or a resend a person asked for. */
-const MARK_FIELDS = ['test', 'resend'] as const;
+/**
+ * Each field of a delivery's body, in the order of the output item: those every delivery carries,
+ * and those it carries only when they apply (a sample event, a resend a person asked for). Typed by
+ * the API's schema of the body, so a field it adds or renames fails the type check until it is here.
+ */
+const DELIVERY_FIELDS: Record<keyof DeliveryBody, 'always' | 'when present'> = {
+	id: 'always',
+	type: 'always',
+	occurred_at: 'always',
+	org_id: 'always',
+	actor: 'always',
+	data: 'always',
+	test: 'when present',
+	resend: 'when present',
+};
 
 interface TriggerOptions {
 	sampleWhenListening?: boolean;
@@ -297,8 +309,8 @@ export class TrainingLabTrigger implements INodeType {
 			return { noWebhookResponse: true };
 		}
 		const output: IDataObject = { webhook_id: eventId };
-		for (const field of EVENT_FIELDS) output[field] = event[field];
-		for (const field of MARK_FIELDS) if (event[field] !== undefined) output[field] = event[field];
+		for (const [field, when] of Object.entries(DELIVERY_FIELDS))
+			if (when === 'always' || event[field] !== undefined) output[field] = event[field];
 		return { workflowData: [this.helpers.returnJsonArray([output])] };
 	}
 }

@@ -24,3 +24,12 @@ type AsItemJson<T> = unknown extends T
 
 /** An event type of the activity log and of webhooks. */
 export type EventType = Schemas['ActivityEvent']['type'];
+
+/**
+ * The body of a webhook delivery, whatever its event type: the OpenAPI document's `…Delivery`
+ * schemas (`WebhookDelivery` is the deliveries list's item, not a body).
+ */
+export type DeliveryBody = Schemas[Exclude<
+	Extract<keyof Schemas, `${string}Delivery`>,
+	'WebhookDelivery'
+>];
