@@ -233,7 +233,8 @@ export const EVENT_CATALOGUE = {
 	},
 	'webhook.disabled': {
 		title: 'Webhook Disabled',
-		description: 'The server disabled a webhook endpoint; it is sent nothing until a person enables it.',
+		description:
+			'The server disabled a webhook endpoint; it is sent nothing until a person enables it.',
 		causedBy: 'A delivery answered `410 Gone` (`actor` is `system`).',
 		data: z.object({ ...webhookFields, reason: described(z.string(), 'Why it was disabled.') }),
 	},
