@@ -1,8 +1,9 @@
-// `npm run bench:profile -- [path] [--connections N] [--seconds S]`: where the API server spends
-// its time on one request under load. The server runs with 10,000 sessions under Node's CPU
-// profiler while autocannon sends `GET <path>` (default /sessions?limit=100); printed: the share of
-// the samples by area (SQLite, zod, Express, Node's HTTP, our code by folder) and the functions
-// that take the most time themselves.
+// `npm run bench:profile -- [path] [--post] [--connections N] [--seconds S]`: where the API server
+// spends its time on one request under load. The server runs with 10,000 sessions under Node's CPU
+// profiler while autocannon sends `GET <path>` (default /sessions?limit=100; `{sessionId}` in it is
+// one of those sessions), or with --post `POST /sessions` as the throughput benchmark does; printed:
+// the share of the samples by area (SQLite, zod, Express, Node's HTTP, our code by folder) and the
+// functions that take the most time themselves.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,9 +16,10 @@ const { values, positionals } = parseArgs({
 	options: {
 		connections: { type: 'string', default: '10' },
 		seconds: { type: 'string', default: '10' },
+		post: { type: 'boolean', default: false },
 	},
 });
-const path = positionals[0] ?? '/sessions?limit=100';
+const post = values.post;
 
 interface ProfileNode {
 	id: number;
@@ -32,7 +34,10 @@ interface Profile {
 const dir = tempDir('profile');
 const databasePath = join(dir, 'db.sqlite');
 const boot = bootstrap(databasePath);
-seedSessions(databasePath, boot, 10_000);
+const { versionId, sessionIds } = seedSessions(databasePath, boot, 10_000);
+const path = post
+	? '/sessions'
+	: (positionals[0] ?? '/sessions?limit=100').replace('{sessionId}', sessionIds[5_000]);
 const profiles = join(dir, 'profiles');
 const server = await spawnServer({
 	DATABASE_PATH: databasePath,
@@ -46,6 +51,12 @@ try {
 		key: boot.api_key,
 		connections: Number(values.connections),
 		seconds: Number(values.seconds),
+		...(post
+			? {
+					method: 'POST' as const,
+					body: { title: 'Profiled', lab_version_id: versionId, capacity: 10 },
+				}
+			: {}),
 	});
 } finally {
 	await server.stop();
@@ -97,7 +108,7 @@ for (const node of busy) {
 }
 const share = (samples: number) => `${((100 * samples) / total).toFixed(1)} %`;
 console.log(
-	`GET ${path}, ${values.connections} connections, ${values.seconds} s: ${Math.round(result.requestsPerSecond)} req/s; ${total} busy samples`,
+	`${post ? 'POST' : 'GET'} ${path}, ${values.connections} connections, ${values.seconds} s: ${Math.round(result.requestsPerSecond)} req/s, ${result.errors} errors; ${total} busy samples`,
 );
 console.log('\nby area (self time):');
 for (const [area, samples] of [...byArea].sort((a, b) => b[1] - a[1]).slice(0, 14))
