@@ -283,6 +283,31 @@ describe('Training Lab node operations', () => {
 			'status',
 		]);
 
+		await org.admin.post(`/orgs/${org.id}/webhooks/${created.id}/test`, {
+			event_type: 'org.closed',
+		});
+		const filtered = async (filters: Record<string, unknown>) =>
+			json(
+				await run({
+					resource: 'webhook',
+					operation: 'getDeliveries',
+					webhookId: created.id,
+					returnAll: true,
+					filters,
+					simplify: false,
+				}),
+			).map((delivery) => `${delivery.event_type}${delivery.test ? ' (test)' : ''}`);
+		expect(await filtered({})).toEqual(['org.closed (test)', 'member.removed']);
+		expect(await filtered({ test: 'only' })).toEqual(['org.closed (test)']);
+		expect(await filtered({ test: 'exclude' })).toEqual(['member.removed']);
+		expect(await filtered({ types: ['member.removed'], test: 'include' })).toEqual([
+			'member.removed',
+		]);
+		expect(await filtered({ status: ['succeeded'] })).toEqual([]);
+		expect(
+			await filtered({ since: '2000-01-01T00:00:00Z', until: '2000-01-02T00:00:00Z' }),
+		).toEqual([]);
+
 		expect(
 			json(await run({ resource: 'webhook', operation: 'get', webhookId: created.id })),
 		).toEqual([{ ...created, secret: undefined }]);

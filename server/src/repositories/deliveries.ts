@@ -59,6 +59,27 @@ export interface AttemptRow {
 	error: string | null;
 }
 
+/** Which deliveries a page holds; each absent filter lets all through. */
+export interface DeliveryFilter {
+	statuses?: readonly DeliveryStatus[];
+	types?: readonly string[];
+	test?: boolean;
+	/** Of the event's time: at or after `since`, before `until`. */
+	since?: string;
+	until?: string;
+}
+
+interface DeliveryFilterParams {
+	webhook: string;
+	before: number;
+	limit: number;
+	statuses: string | null;
+	types: string | null;
+	test: number | null;
+	since: string;
+	until: string;
+}
+
 export interface AttemptOutcome {
 	status: DeliveryStatus;
 	attempts: number;
@@ -102,6 +123,7 @@ export class DeliveryRepository {
 	readonly #releaseAllClaims;
 	readonly #giveUpOpenOfWebhook;
 	readonly #pageNewestFirst;
+	readonly #pageNewestFirstFiltered;
 	readonly #find;
 	readonly #resend;
 	readonly #recover;
@@ -203,6 +225,17 @@ export class DeliveryRepository {
 			`SELECT ${DELIVERY_COLUMNS}
        FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
        WHERE d.webhook_id = ? AND d.seq < ? ORDER BY d.seq DESC LIMIT ?`,
+		);
+		// An absent filter is null (a list: JSON text of its values): the condition then holds.
+		this.#pageNewestFirstFiltered = db.prepare<DeliveryFilterParams, DeliveryRow>(
+			`SELECT ${DELIVERY_COLUMNS}
+       FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       WHERE d.webhook_id = @webhook AND d.seq < @before
+         AND (@statuses IS NULL OR d.status IN (SELECT value FROM json_each(@statuses)))
+         AND (@types IS NULL OR e.type IN (SELECT value FROM json_each(@types)))
+         AND (@test IS NULL OR e.test = @test)
+         AND e.occurred_at >= @since AND e.occurred_at < @until
+       ORDER BY d.seq DESC LIMIT @limit`,
 		);
 		this.#find = db.prepare<[string, string], DeliveryRow>(
 			`SELECT ${DELIVERY_COLUMNS}
@@ -323,8 +356,26 @@ export class DeliveryRepository {
 		return this.#giveUpOpenOfWebhook.run(reason, webhookId).changes;
 	}
 
-	pageNewestFirst(webhookId: string, beforeSeq: number, limit: number): DeliveryRow[] {
-		return this.#pageNewestFirst.all(webhookId, beforeSeq, limit);
+	pageNewestFirst(
+		webhookId: string,
+		beforeSeq: number,
+		limit: number,
+		filter: DeliveryFilter = {},
+	): DeliveryRow[] {
+		const { statuses, types, test, since, until } = filter;
+		if (Object.values(filter).every((value) => value === undefined))
+			return this.#pageNewestFirst.all(webhookId, beforeSeq, limit);
+		return this.#pageNewestFirstFiltered.all({
+			webhook: webhookId,
+			before: beforeSeq,
+			limit,
+			statuses: statuses ? JSON.stringify(statuses) : null,
+			types: types ? JSON.stringify(types) : null,
+			test: test === undefined ? null : test ? 1 : 0,
+			// Stored times are fixed-width UTC, so text order is time order; these bound all of them.
+			since: since ?? '',
+			until: until ?? '~',
+		});
 	}
 
 	find(webhookId: string, deliveryId: string): DeliveryRow | undefined {

@@ -2,6 +2,7 @@ import { defineListRoute, defineRoute } from '../http/route.ts';
 import { listQuery } from '../schemas/common.ts';
 import { OrgParams } from '../schemas/orgs.ts';
 import {
+	DeliveryListQuery,
 	DeliveryParams,
 	Webhook,
 	WebhookCreate,
@@ -169,12 +170,19 @@ export const webhookRoutes = [
 		tag: 'Webhooks',
 		summary: 'List the deliveries to a webhook endpoint, newest first',
 		description:
-			'Each delivery is one event sent (and retried) to this endpoint, with its state and last attempt.',
+			'Each delivery is one event sent (and retried) to this endpoint, with its state and last attempt. ' +
+			"Filter by `status`, event `types`, `test` and the event's time (`since`, `until`); the `Link` of the next page keeps the filters.",
 		access: 'admin',
 		params: WebhookParams,
-		query: listQuery(100),
+		query: DeliveryListQuery,
 		success: { description: 'A page of deliveries.', schema: WebhookDelivery },
-		handle: ({ services, caller, params, page }) =>
-			services.webhooks.listDeliveries(caller.org.id, params.webhookId, page),
+		handle: ({ services, caller, params, page, query: { status, types, test, since, until } }) =>
+			services.webhooks.listDeliveries(caller.org.id, params.webhookId, page, {
+				statuses: status,
+				types,
+				test,
+				since,
+				until,
+			}),
 	}),
 ];

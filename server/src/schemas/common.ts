@@ -66,3 +66,39 @@ export function listQuery(defaultLimit: number) {
 		cursor: Cursor.optional(),
 	});
 }
+
+/**
+ * A query parameter that lists values, given repeated (`types=a&types=b`) or separated by commas,
+ * each checked by `item`; the values without repeats.
+ */
+export function listParameter<T extends string>(item: z.ZodType<T, string>, description: string) {
+	return z
+		.union([z.string(), z.array(z.string())])
+		.transform((value) => [
+			...new Set((Array.isArray(value) ? value : [value]).flatMap((part) => part.split(','))),
+		])
+		.pipe(z.array(item))
+		.optional()
+		.meta({ description });
+}
+
+/** `since` (at or after) and `until` (before) of a list filtered by time, RFC 3339. */
+export function timeRange(what: string) {
+	return {
+		since: TimestampInput.pipe(Timestamp)
+			.optional()
+			.meta({ description: `Only ${what} at or after this time (RFC 3339).` }),
+		until: TimestampInput.pipe(Timestamp)
+			.optional()
+			.meta({ description: `Only ${what} before this time (RFC 3339).` }),
+	};
+}
+
+/** A time range must end after it starts. */
+export const rangeInOrder: [
+	(query: { since?: string; until?: string }) => boolean,
+	{ message: string; path: string[] },
+] = [
+	(query) => !query.since || !query.until || query.since < query.until,
+	{ message: '`until` must be later than `since`', path: ['until'] },
+];

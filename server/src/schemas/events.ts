@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { listQuery, Role, Timestamp, TimestampInput, Uuid } from './common.ts';
+import {
+	listParameter,
+	listQuery,
+	rangeInOrder,
+	Role,
+	timeRange,
+	Timestamp,
+	Uuid,
+} from './common.ts';
 import { LAB_TIERS } from './labs.ts';
 
 export const EVENT_TYPES = [
@@ -379,29 +387,17 @@ const KnownEventType = z.enum(EVENT_TYPES, {
 		`Unknown event type ${JSON.stringify(issue.input)}; GET /event-types lists them`,
 });
 
+/** A filter on event types, as the lists take it: an unknown type is refused by name. */
+export const eventTypesParameter = (description: string) =>
+	listParameter(KnownEventType, description);
+
 /** `GET /orgs/{orgId}/events`: a page, of some types only, within a time range. */
 export const EventListQuery = listQuery(50)
 	.extend({
-		types: z
-			.union([z.string(), z.array(z.string())])
-			.transform((value) => [
-				...new Set((Array.isArray(value) ? value : [value]).flatMap((part) => part.split(','))),
-			])
-			.pipe(z.array(KnownEventType))
-			.optional()
-			.meta({
-				description:
-					'Only events of these types: repeat the parameter (`types=member.removed&types=org.closed`) or separate them with commas.',
-			}),
-		since: TimestampInput.pipe(Timestamp).optional().meta({
-			description: 'Only events that occurred at or after this time (RFC 3339).',
-		}),
-		until: TimestampInput.pipe(Timestamp).optional().meta({
-			description: 'Only events that occurred before this time (RFC 3339).',
-		}),
+		types: eventTypesParameter(
+			'Only events of these types: repeat the parameter (`types=member.removed&types=org.closed`) or separate them with commas.',
+		),
+		...timeRange('events that occurred'),
 	})
-	.refine((query) => !query.since || !query.until || query.since < query.until, {
-		message: '`until` must be later than `since`',
-		path: ['until'],
-	});
+	.refine(...rangeInOrder);
 export type EventListQuery = z.output<typeof EventListQuery>;

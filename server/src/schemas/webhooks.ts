@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { BOUNDS } from './bounds.ts';
-import { Timestamp, TimestampInput, Uuid } from './common.ts';
-import { EventType } from './events.ts';
+import {
+	listParameter,
+	listQuery,
+	rangeInOrder,
+	timeRange,
+	Timestamp,
+	TimestampInput,
+	Uuid,
+} from './common.ts';
+import { EventType, eventTypesParameter } from './events.ts';
 
 export const WebhookParams = z.object({ orgId: Uuid, webhookId: Uuid });
 export const DeliveryParams = WebhookParams.extend({ deliveryId: Uuid });
@@ -125,6 +133,29 @@ export type WebhookCreated = z.infer<typeof WebhookCreated>;
 
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'exhausted'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** `GET …/deliveries`: a page, of some states, event types, test or real events, and times only. */
+export const DeliveryListQuery = listQuery(100)
+	.extend({
+		status: listParameter(
+			z.enum(DELIVERY_STATUSES, {
+				error: (issue) =>
+					`Unknown status ${JSON.stringify(issue.input)}; one of ${DELIVERY_STATUSES.join(', ')}`,
+			}),
+			'Only deliveries in these states (`pending`, `succeeded`, `failed`, `exhausted`): repeated, or separated by commas.',
+		),
+		types: eventTypesParameter(
+			'Only deliveries of events of these types: repeated, or separated by commas.',
+		),
+		test: z
+			.enum(['true', 'false'])
+			.transform((value) => value === 'true')
+			.pipe(z.boolean())
+			.optional()
+			.meta({ description: '`true`: only test events; `false`: only real ones.' }),
+		...timeRange('deliveries of events that occurred'),
+	})
+	.refine(...rangeInOrder);
 
 export const DeliveryAttempt = z.object({
 	attempt: z.int().meta({ description: 'Number of this try, from 1.' }),

@@ -2,7 +2,7 @@ import { isoAt } from '../core/clock.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import { webhookUrlProblem, type UrlPolicyOptions } from '../lib/network-policy.ts';
 import { generateWebhookSecret } from '../lib/webhook-secret.ts';
-import type { AttemptRow, DeliveryRow } from '../repositories/deliveries.ts';
+import type { AttemptRow, DeliveryFilter, DeliveryRow } from '../repositories/deliveries.ts';
 import { sampleEventData } from './sample-events.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { WebhookRow } from '../repositories/webhooks.ts';
@@ -77,7 +77,12 @@ export class WebhookService extends DomainService {
 	}
 
 	/** Deliveries to the endpoint, newest first. */
-	listDeliveries(orgId: string, webhookId: string, page: PageRequest): Page<WebhookDelivery> {
+	listDeliveries(
+		orgId: string,
+		webhookId: string,
+		page: PageRequest,
+		filter: DeliveryFilter = {},
+	): Page<WebhookDelivery> {
 		const webhook = this.#find(orgId, webhookId);
 		// One read transaction, so each delivery's state and its attempt log agree.
 		return this.transaction(() =>
@@ -85,7 +90,7 @@ export class WebhookService extends DomainService {
 				page,
 				'descending',
 				(after, limit) => {
-					const rows = this.repos.deliveries.pageNewestFirst(webhook.id, after, limit);
+					const rows = this.repos.deliveries.pageNewestFirst(webhook.id, after, limit, filter);
 					const logs = this.repos.deliveries.attemptsOf(rows.map((row) => row.seq));
 					return rows.map((row) => ({ ...row, attempt_log: logs.get(row.seq) ?? [] }));
 				},

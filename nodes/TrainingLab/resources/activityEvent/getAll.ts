@@ -6,7 +6,7 @@ import type { ExecutionContext, OperationOption } from '../../shared/types';
 import type { Json } from '../../../shared/api';
 import { EVENT_TYPE_OPTIONS } from '../../../shared/events';
 import { apiPath } from '../../../shared/transport';
-import { toRfc3339 } from '../../shared/time';
+import { filterQuery } from '../../shared/filters';
 
 const listEvents = getList<Json<'ActivityEvent'>>;
 
@@ -80,18 +80,4 @@ export async function execute(
 	);
 	if (!this.getNodeParameter('simplify', itemIndex)) return events;
 	return events.map(({ data, ...event }) => ({ ...data, ...event }));
-}
-
-/** The API's `types`, `since` and `until` from the Filters given; times in the workflow's timezone. */
-function filterQuery(this: IExecuteFunctions, itemIndex: number): IDataObject {
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as {
-		types?: string[];
-		since?: string;
-		until?: string;
-	};
-	const query: IDataObject = {};
-	if (filters.types?.length) query.types = filters.types.join(',');
-	for (const bound of ['since', 'until'] as const)
-		if (filters[bound]) query[bound] = toRfc3339(String(filters[bound]), this.getTimezone());
-	return query;
 }

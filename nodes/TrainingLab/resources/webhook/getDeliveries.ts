@@ -5,6 +5,8 @@ import { getList } from '../../shared/list';
 import { webhookIdField, webhookPath } from './webhookPath';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 import type { Json } from '../../../shared/api';
+import { EVENT_TYPE_OPTIONS } from '../../../shared/events';
+import { filterQuery } from '../../shared/filters';
 
 const listDeliveries = getList<Json<'WebhookDelivery'>>;
 
@@ -12,18 +14,74 @@ export const option: OperationOption = {
 	name: 'Get Deliveries',
 	value: 'getDeliveries',
 	action: 'Get deliveries of a webhook endpoint',
-	description: 'List deliveries to an endpoint, newest first',
+	description: 'List deliveries to an endpoint, newest first, of some states, events or times only',
 };
 
 /** What a model reads of this operation when the node is an AI tool. */
 export const toolDescription =
-	'Lists the deliveries to a webhook endpoint, given its id (a UUID from listing webhook endpoints), newest first: event, status (pending, succeeded, failed or exhausted), the next retry, and every attempt with its time, HTTP status or error, and duration. Needs an admin API key.';
+	'Lists the deliveries to a webhook endpoint, given its id (a UUID from listing webhook endpoints), newest first: event, status (pending, succeeded, failed or exhausted), the next retry, and every attempt with its time, HTTP status or error, and duration. Can list only some statuses, event types, test or real events, and events at or after a time (since) and before another (until), ISO 8601 date-times. Needs an admin API key.';
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['getDeliveries'] } },
 	[
 		webhookIdField,
 		...returnAllOrLimit(),
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			options: [
+				{
+					displayName: 'Event Types',
+					name: 'types',
+					type: 'multiOptions',
+					options: EVENT_TYPE_OPTIONS,
+					default: [],
+					description: 'Only deliveries of events of these types',
+				},
+				{
+					displayName: 'Since',
+					name: 'since',
+					type: 'dateTime',
+					default: '',
+					description: 'Only deliveries of events that occurred at or after this time',
+				},
+				{
+					displayName: 'Status',
+					name: 'status',
+					type: 'multiOptions',
+					options: [
+						{ name: 'Exhausted', value: 'exhausted', description: 'Given up: no more tries' },
+						{ name: 'Failed', value: 'failed', description: 'Failed, and tried again later' },
+						{ name: 'Pending', value: 'pending', description: 'Not tried yet' },
+						{ name: 'Succeeded', value: 'succeeded' },
+					],
+					default: [],
+					description: 'Only deliveries in these states',
+				},
+				{
+					displayName: 'Test Events',
+					name: 'test',
+					type: 'options',
+					options: [
+						{ name: 'Include', value: 'include' },
+						{ name: 'Only', value: 'only' },
+						{ name: 'Exclude', value: 'exclude' },
+					],
+					default: 'include',
+					description: 'Whether to list the deliveries of test events too, only those, or none',
+				},
+				{
+					displayName: 'Until',
+					name: 'until',
+					type: 'dateTime',
+					default: '',
+					description: 'Only deliveries of events that occurred before this time',
+				},
+			],
+		},
 		{
 			displayName: 'Simplify',
 			name: 'simplify',
@@ -41,7 +99,12 @@ export async function execute(
 	context: ExecutionContext,
 ): Promise<IDataObject[]> {
 	const path = await webhookPath.call(this, itemIndex, context, '/deliveries');
-	const deliveries = await listDeliveries.call(this, itemIndex, path);
+	const deliveries = await listDeliveries.call(
+		this,
+		itemIndex,
+		path,
+		filterQuery.call(this, itemIndex),
+	);
 	if (!this.getNodeParameter('simplify', itemIndex)) return deliveries;
 	return deliveries.map(({ id, event_type, status, attempts, last_status_code }) => ({
 		id,
