@@ -1,3 +1,4 @@
+import type { INodeParameters } from 'n8n-workflow';
 import { roleOptions, tierOptions } from '../../nodes/TrainingLab/shared/descriptions';
 import { ROLES } from '../../server/src/schemas/common';
 import { LAB_TIERS } from '../../server/src/schemas/labs';
@@ -286,7 +287,7 @@ describe('Training Lab node operations', () => {
 		await org.admin.post(`/orgs/${org.id}/webhooks/${created.id}/test`, {
 			event_type: 'org.closed',
 		});
-		const filtered = async (filters: Record<string, unknown>) =>
+		const filtered = async (filters: INodeParameters) =>
 			json(
 				await run({
 					resource: 'webhook',
