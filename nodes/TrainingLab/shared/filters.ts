@@ -1,5 +1,47 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { EVENT_TYPE_OPTIONS } from '../../shared/events';
 import { toRfc3339 } from './time';
+
+/**
+ * A list's *Filters* collection: event types, since and until (`what` names the items, e.g.
+ * "events", "deliveries of events"), and the list's own filters besides; alphabetized, as n8n shows
+ * a collection's options.
+ */
+export function listFilters(what: string, more: INodeProperties[] = []): INodeProperties {
+	const options: INodeProperties[] = [
+		{
+			displayName: 'Event Types',
+			name: 'types',
+			type: 'multiOptions',
+			options: EVENT_TYPE_OPTIONS,
+			default: [],
+			description: `Only ${what} of these types`,
+		},
+		{
+			displayName: 'Since',
+			name: 'since',
+			type: 'dateTime',
+			default: '',
+			description: `Only ${what} that occurred at or after this time`,
+		},
+		{
+			displayName: 'Until',
+			name: 'until',
+			type: 'dateTime',
+			default: '',
+			description: `Only ${what} that occurred before this time`,
+		},
+		...more,
+	];
+	return {
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: options.sort((a, b) => a.displayName.localeCompare(b.displayName)),
+	};
+}
 
 /**
  * The query of a list's *Filters* collection, as the API takes it: a list of values joined with

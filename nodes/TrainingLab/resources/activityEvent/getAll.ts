@@ -4,9 +4,8 @@ import { returnAllOrLimit } from '../../shared/descriptions';
 import { getList } from '../../shared/list';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 import type { Json } from '../../../shared/api';
-import { EVENT_TYPE_OPTIONS } from '../../../shared/events';
 import { apiPath } from '../../../shared/transport';
-import { filterQuery } from '../../shared/filters';
+import { filterQuery, listFilters } from '../../shared/filters';
 
 const listEvents = getList<Json<'ActivityEvent'>>;
 
@@ -25,37 +24,7 @@ export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['activityEvent'], operation: ['getAll'] } },
 	[
 		...returnAllOrLimit(),
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{
-					displayName: 'Event Types',
-					name: 'types',
-					type: 'multiOptions',
-					options: EVENT_TYPE_OPTIONS,
-					default: [],
-					description: 'Only events of these types',
-				},
-				{
-					displayName: 'Since',
-					name: 'since',
-					type: 'dateTime',
-					default: '',
-					description: 'Only events that occurred at or after this time',
-				},
-				{
-					displayName: 'Until',
-					name: 'until',
-					type: 'dateTime',
-					default: '',
-					description: 'Only events that occurred before this time',
-				},
-			],
-		},
+		listFilters('events'),
 		{
 			displayName: 'Simplify',
 			name: 'simplify',

@@ -5,8 +5,7 @@ import { getList } from '../../shared/list';
 import { webhookIdField, webhookPath } from './webhookPath';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 import type { Json } from '../../../shared/api';
-import { EVENT_TYPE_OPTIONS } from '../../../shared/events';
-import { filterQuery } from '../../shared/filters';
+import { filterQuery, listFilters } from '../../shared/filters';
 
 const listDeliveries = getList<Json<'WebhookDelivery'>>;
 
@@ -26,62 +25,33 @@ export const description: INodeProperties[] = updateDisplayOptions(
 	[
 		webhookIdField,
 		...returnAllOrLimit(),
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{
-					displayName: 'Event Types',
-					name: 'types',
-					type: 'multiOptions',
-					options: EVENT_TYPE_OPTIONS,
-					default: [],
-					description: 'Only deliveries of events of these types',
-				},
-				{
-					displayName: 'Since',
-					name: 'since',
-					type: 'dateTime',
-					default: '',
-					description: 'Only deliveries of events that occurred at or after this time',
-				},
-				{
-					displayName: 'Status',
-					name: 'status',
-					type: 'multiOptions',
-					options: [
-						{ name: 'Exhausted', value: 'exhausted', description: 'Given up: no more tries' },
-						{ name: 'Failed', value: 'failed', description: 'Failed, and tried again later' },
-						{ name: 'Pending', value: 'pending', description: 'Not tried yet' },
-						{ name: 'Succeeded', value: 'succeeded' },
-					],
-					default: [],
-					description: 'Only deliveries in these states',
-				},
-				{
-					displayName: 'Test Events',
-					name: 'test',
-					type: 'options',
-					options: [
-						{ name: 'Include', value: 'include' },
-						{ name: 'Only', value: 'only' },
-						{ name: 'Exclude', value: 'exclude' },
-					],
-					default: 'include',
-					description: 'Whether to list the deliveries of test events too, only those, or none',
-				},
-				{
-					displayName: 'Until',
-					name: 'until',
-					type: 'dateTime',
-					default: '',
-					description: 'Only deliveries of events that occurred before this time',
-				},
-			],
-		},
+		listFilters('deliveries of events', [
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'multiOptions',
+				options: [
+					{ name: 'Exhausted', value: 'exhausted', description: 'Given up: no more tries' },
+					{ name: 'Failed', value: 'failed', description: 'Failed, and tried again later' },
+					{ name: 'Pending', value: 'pending', description: 'Not tried yet' },
+					{ name: 'Succeeded', value: 'succeeded' },
+				],
+				default: [],
+				description: 'Only deliveries in these states',
+			},
+			{
+				displayName: 'Test Events',
+				name: 'test',
+				type: 'options',
+				options: [
+					{ name: 'Include', value: 'include' },
+					{ name: 'Only', value: 'only' },
+					{ name: 'Exclude', value: 'exclude' },
+				],
+				default: 'include',
+				description: 'Whether to list the deliveries of test events too, only those, or none',
+			},
+		]),
 		{
 			displayName: 'Simplify',
 			name: 'simplify',
