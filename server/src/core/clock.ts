@@ -13,3 +13,10 @@ export const systemClock: Clock = { now: () => Date.now() };
 export function isoAt(ms: number): string {
 	return new Date(ms).toISOString();
 }
+
+/**
+ * Bounds of a time range open on one side, for SQL over stored timestamps: `isoAt` writes them at a
+ * fixed width, so text order is time order, and these come before and after every one of them.
+ */
+export const BEFORE_ALL_TIMES = '';
+export const AFTER_ALL_TIMES = '~';

@@ -1,3 +1,4 @@
+import { AFTER_ALL_TIMES, BEFORE_ALL_TIMES } from '../core/clock.ts';
 import { newResourceId } from '../lib/resource-id.ts';
 import type { Database } from 'better-sqlite3';
 import type { DeliveryStatus } from '../schemas/webhooks.ts';
@@ -372,9 +373,8 @@ export class DeliveryRepository {
 			statuses: statuses ? JSON.stringify(statuses) : null,
 			types: types ? JSON.stringify(types) : null,
 			test: test === undefined ? null : test ? 1 : 0,
-			// Stored times are fixed-width UTC, so text order is time order; these bound all of them.
-			since: since ?? '',
-			until: until ?? '~',
+			since: since ?? BEFORE_ALL_TIMES,
+			until: until ?? AFTER_ALL_TIMES,
 		});
 	}
 

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { AFTER_ALL_TIMES, BEFORE_ALL_TIMES } from '../core/clock.ts';
 
 export interface EventRow {
 	seq: number;
@@ -21,9 +22,6 @@ export interface EventFilter {
 	until?: string;
 }
 
-// Timestamps are stored as fixed-width UTC (`…T…Z`), so text order is time order; these bound all.
-const BEFORE_ALL = '';
-const AFTER_ALL = '~';
 const WITHIN = 'occurred_at >= @since AND occurred_at < @until';
 
 interface FilterParams {
@@ -76,8 +74,8 @@ export class EventRepository {
 			orgId,
 			before: beforeSeq,
 			limit,
-			since: since ?? BEFORE_ALL,
-			until: until ?? AFTER_ALL,
+			since: since ?? BEFORE_ALL_TIMES,
+			until: until ?? AFTER_ALL_TIMES,
 		};
 		if (!types) return this.#pageNewestFirstWithin.all(params);
 		return this.#pageOfTypes(types.length).all({

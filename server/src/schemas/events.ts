@@ -347,11 +347,9 @@ const deliveryFields = {
 };
 
 function deliveryOf<T extends EventType>(type: T) {
-	return eventOf(type)
-		.extend(deliveryFields)
-		.meta({
-			description: `A \`${type}\` event delivered to a webhook endpoint. ${EVENT_CATALOGUE[type].description}`,
-		});
+	return EVENT_SCHEMAS[type].extend(deliveryFields).meta({
+		description: `A \`${type}\` event delivered to a webhook endpoint. ${EVENT_CATALOGUE[type].description}`,
+	});
 }
 
 /** The body of a webhook delivery of each type: the event, its organization, and whether it is a test or a resend. */
