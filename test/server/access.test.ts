@@ -28,6 +28,7 @@ const ADMIN_ONLY = new Set([
 	'GET /orgs/{orgId}/webhooks/{webhookId}',
 	'DELETE /orgs/{orgId}/webhooks/{webhookId}',
 	'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries',
+	'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}',
 	'PATCH /orgs/{orgId}/webhooks/{webhookId}',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/test',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',

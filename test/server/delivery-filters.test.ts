@@ -64,12 +64,12 @@ describe('the deliveries of an endpoint, filtered', () => {
 	});
 
 	it('lists only the event types asked for, and test or real events', async () => {
-		expect(await list('types=lab.created')).toEqual(
+		expect(await list('event_type=lab.created')).toEqual(
 			all.filter((d) => d.event_type === 'lab.created'),
 		);
 		expect(await list('test=true')).toEqual(all.filter((d) => d.test));
 		expect((await list('test=true')).map((d) => d.event_type)).toEqual(['member.removed']);
-		expect(await list('test=false&types=member.removed')).toEqual([]);
+		expect(await list('test=false&event_type=member.removed')).toEqual([]);
 	});
 
 	it('lists the deliveries of events in a time range, with paging that keeps every filter', async () => {
@@ -86,7 +86,7 @@ describe('the deliveries of an endpoint, filtered', () => {
 		const status = await org.admin.get(`${deliveriesPath}?status=lost`);
 		expect(status.status).toBe(400);
 		expect(status.body.error.message).toContain('"lost"');
-		const type = await org.admin.get(`${deliveriesPath}?types=lab.removed`);
+		const type = await org.admin.get(`${deliveriesPath}?event_type=lab.removed`);
 		expect(type.status).toBe(400);
 		expect(type.body.error.message).toContain('"lab.removed"');
 		expect((await org.admin.get(`${deliveriesPath}?test=yes`)).status).toBe(400);

@@ -47,6 +47,7 @@ function inFlight(count: number): DueDelivery[] {
 const answered = (statusCode: number): AttemptResult => ({
 	statusCode,
 	error: statusCode < 300 ? null : `HTTP ${statusCode}`,
+	response: { headers: {}, body: '', bodyTruncated: false },
 });
 
 /** Records the answers as the dispatcher does, in one pass; returns those that could not be. */

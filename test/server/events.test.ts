@@ -256,6 +256,43 @@ describe('activity log', () => {
 		seen.add('webhook.disabled');
 		realData.set('webhook.disabled', disabled.data);
 
+		// A delivery whose every attempt fails gives up, as `system`: on a server whose schedule is
+		// one short delay, so that giving up takes two attempts.
+		const quick = await serverWithOrg({
+			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+			WEBHOOK_RETRY_SCHEDULE_S: '0.05',
+		});
+		try {
+			receiver.reply = () => ({ status: 500, body: 'down' });
+			const failing = `${receiver.url}/failing`;
+			const hook = await quick.org.admin.post(`/orgs/${quick.org.id}/webhooks`, {
+				url: failing,
+				event_types: ['lab.created'],
+			});
+			await quick.org.admin.post('/labs', { name: 'Never delivered', tier: 'vm' });
+			const exhausted = await eventually(
+				async () =>
+					(await quick.org.admin.get(`/orgs/${quick.org.id}/events?limit=1`)).body.find(
+						(e: { type: string }) => e.type === 'webhook.delivery_exhausted',
+					),
+				'webhook.delivery_exhausted',
+			);
+			expect(exhausted.actor).toBe('system');
+			expect(exhausted.data).toMatchObject({
+				webhook_id: hook.body.id,
+				url: failing,
+				event_type: 'lab.created',
+				attempts: 2,
+				last_status_code: 500,
+				last_error: 'HTTP 500: down',
+			});
+			expectFitsItsSchema(exhausted);
+			seen.add('webhook.delivery_exhausted');
+			realData.set('webhook.delivery_exhausted', exhausted.data);
+		} finally {
+			await quick.server.stop();
+		}
+
 		// Closing ends an organization's access, so its org.closed event is read from the database.
 		const closing = await createOrg(server);
 		expect((await closing.admin.post(`/orgs/${closing.id}/close`)).status).toBe(200);

@@ -47,6 +47,7 @@ const EXTENSIONS = [
 	'GET /orgs/{orgId}/webhooks/{webhookId}',
 	'DELETE /orgs/{orgId}/webhooks/{webhookId}',
 	'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries',
+	'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}',
 	'PATCH /orgs/{orgId}/webhooks/{webhookId}',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/test',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',

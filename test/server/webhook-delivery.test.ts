@@ -389,7 +389,7 @@ describe('recording the answers of a pass', () => {
 			const now = Date.now();
 			const answer = (delivery: typeof fine) => ({
 				delivery,
-				result: { statusCode: 204, error: null },
+				result: { statusCode: 204, error: null, response: null },
 				startedAt: now,
 				endedAt: now + 3,
 			});

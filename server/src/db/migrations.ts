@@ -267,6 +267,27 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_by_org_type ON events(org_id, type, seq);
     `,
 	},
+	{
+		version: 9,
+		name: 'what each attempt received, and the pace a receiver asks for',
+		sql: `
+      -- What started an attempt: 'schedule' (the first try and the retries), 'resend', 'recovery',
+      -- 'test', or 'retry_after' (a retry the receiver asked for with Retry-After). next_cause is
+      -- what starts the delivery's next attempt.
+      ALTER TABLE webhook_delivery_attempts ADD COLUMN cause TEXT NOT NULL DEFAULT 'schedule';
+      ALTER TABLE webhook_deliveries ADD COLUMN next_cause TEXT NOT NULL DEFAULT 'schedule';
+      -- The answer as the receiver gave it: a safe subset of its headers (JSON) and the first 4 KB
+      -- of its body, marked when it was longer. Null when no answer came.
+      ALTER TABLE webhook_delivery_attempts ADD COLUMN response_headers TEXT;
+      ALTER TABLE webhook_delivery_attempts ADD COLUMN response_body TEXT;
+      ALTER TABLE webhook_delivery_attempts ADD COLUMN response_body_truncated INTEGER NOT NULL DEFAULT 0;
+      -- A 429 or 503 with Retry-After earlier than the schedule's next step is retried then without
+      -- using up that step: step_due_at is when the step falls due (null outside such retries),
+      -- early_retries how many the step has had (bounded).
+      ALTER TABLE webhook_deliveries ADD COLUMN step_due_at INTEGER;
+      ALTER TABLE webhook_deliveries ADD COLUMN early_retries INTEGER NOT NULL DEFAULT 0;
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

@@ -18,6 +18,7 @@ import {
 	WebhookCreate,
 	WebhookCreated,
 	WebhookDelivery,
+	WebhookDeliveryDetail,
 	WebhookRecoverRequest,
 	WebhookRecovery,
 	WebhookTestRequest,
@@ -74,6 +75,7 @@ const RESPONSE_SCHEMAS = {
 	Webhook,
 	WebhookCreated,
 	WebhookDelivery,
+	WebhookDeliveryDetail,
 	WebhookRecovery,
 	Error: ErrorEnvelope,
 };

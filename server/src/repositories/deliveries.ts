@@ -1,7 +1,7 @@
 import { AFTER_ALL_TIMES, BEFORE_ALL_TIMES } from '../core/clock.ts';
 import { newResourceId } from '../lib/resource-id.ts';
 import type { Database } from 'better-sqlite3';
-import type { DeliveryStatus } from '../schemas/webhooks.ts';
+import type { AttemptCause, DeliveryStatus } from '../schemas/webhooks.ts';
 import type { EventType } from '../schemas/events.ts';
 
 export interface DeliveryRow {
@@ -48,9 +48,15 @@ export interface DueDelivery {
 	/** 1 for a test event */
 	event_test: number;
 	org_id: string;
+	/** What starts this attempt. */
+	next_cause: AttemptCause;
+	/** While the receiver's `Retry-After` makes early retries: when the schedule's current step falls due. */
+	step_due_at: number | null;
+	/** Early retries the current step has had. */
+	early_retries: number;
 }
 
-/** One try of a delivery, as the attempt log keeps it. */
+/** One try of a delivery, as the attempt log lists it. */
 export interface AttemptRow {
 	delivery_seq: number;
 	attempt: number;
@@ -58,6 +64,22 @@ export interface AttemptRow {
 	duration_ms: number;
 	status_code: number | null;
 	error: string | null;
+	cause: AttemptCause;
+}
+
+/** One try with the answer it got. */
+export interface AttemptDetailRow extends AttemptRow {
+	/** JSON of the kept headers; null when no answer came. */
+	response_headers: string | null;
+	response_body: string | null;
+	response_body_truncated: number;
+}
+
+/** The receiver's answer to an attempt, as it is kept. */
+export interface KeptResponse {
+	headers: Record<string, string>;
+	body: string;
+	bodyTruncated: boolean;
 }
 
 /** Which deliveries a page holds; each absent filter lets all through. */
@@ -85,6 +107,11 @@ export interface AttemptOutcome {
 	status: DeliveryStatus;
 	attempts: number;
 	next_attempt_at: number | null;
+	/** Attempts the current schedule does not count (those before it began, and early retries). */
+	schedule_start: number;
+	step_due_at: number | null;
+	early_retries: number;
+	next_cause: AttemptCause;
 	last_status_code: number | null;
 	last_error: string | null;
 	last_attempt_at: string;
@@ -121,6 +148,7 @@ export class DeliveryRepository {
 	readonly #recordInterrupted;
 	readonly #logAttempt;
 	readonly #attemptsOf;
+	readonly #attemptDetailsOf;
 	readonly #releaseAllClaims;
 	readonly #giveUpOpenOfWebhook;
 	readonly #pageNewestFirst;
@@ -145,9 +173,10 @@ export class DeliveryRepository {
 			status: DeliveryStatus;
 			next_attempt_at: number | null;
 			last_error: string | null;
+			next_cause: AttemptCause;
 		}>(
-			`INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, next_attempt_at, last_error)
-       VALUES (@id, @webhook_id, @event_id, @status, @next_attempt_at, @last_error)`,
+			`INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, next_attempt_at, last_error, next_cause)
+       VALUES (@id, @webhook_id, @event_id, @status, @next_attempt_at, @last_error, @next_cause)`,
 		);
 		// A loose index scan: one seek per endpoint with open deliveries, however many each has.
 		this.#openEndpoints = db
@@ -166,7 +195,8 @@ export class DeliveryRepository {
 		this.#dueOf = db.prepare<{ webhook: string; now: number; limit: number }, DueDelivery>(
 			`SELECT d.seq, d.id, d.attempts, d.schedule_start, d.revision, d.resends, w.url, w.secret,
               w.require_receipt, w.id AS webhook_id, e.id AS event_id, e.type AS event_type, e.actor AS event_actor,
-              e.occurred_at AS event_occurred_at, e.data AS event_data, e.test AS event_test, e.org_id
+              e.occurred_at AS event_occurred_at, e.data AS event_data, e.test AS event_test, e.org_id,
+              d.next_cause, d.step_due_at, d.early_retries
        FROM webhook_deliveries d
        JOIN webhooks w ON w.id = d.webhook_id
        JOIN events e ON e.id = d.event_id
@@ -187,6 +217,8 @@ export class DeliveryRepository {
 		this.#record = db.prepare<AttemptOutcome & { seq: number; revision: number }>(
 			`UPDATE webhook_deliveries
        SET status = @status, attempts = @attempts, next_attempt_at = @next_attempt_at, claimed_until = NULL,
+           schedule_start = @schedule_start, step_due_at = @step_due_at, early_retries = @early_retries,
+           next_cause = @next_cause,
            last_status_code = @last_status_code, last_error = @last_error, last_attempt_at = @last_attempt_at
        WHERE seq = @seq AND revision = @revision`,
 		);
@@ -194,25 +226,36 @@ export class DeliveryRepository {
 		// 2xx, the attempt delivered the event whatever happened meanwhile: the delivery has succeeded
 		// (a recovery then never sends it again), unless a person asked for a resend meanwhile, which
 		// still goes. Otherwise the delivery keeps the state that change gave it (due now, or given
-		// up), with a retry schedule that starts after this attempt.
+		// up, with what starts its next attempt), with a retry schedule that starts after this attempt.
 		this.#recordInterrupted = db.prepare<
-			AttemptOutcome & { seq: number; delivered: number; resends: number }
+			Omit<AttemptOutcome, 'schedule_start' | 'step_due_at' | 'early_retries' | 'next_cause'> & {
+				seq: number;
+				delivered: number;
+				resends: number;
+			}
 		>(
 			`UPDATE webhook_deliveries
        SET status = CASE WHEN @delivered AND resends = @resends THEN 'succeeded' ELSE status END,
            next_attempt_at = CASE WHEN @delivered AND resends = @resends THEN NULL ELSE next_attempt_at END,
-           attempts = @attempts, schedule_start = @attempts, claimed_until = NULL,
-           last_status_code = @last_status_code, last_error = @last_error, last_attempt_at = @last_attempt_at
+           attempts = @attempts, schedule_start = @attempts, step_due_at = NULL, early_retries = 0,
+           claimed_until = NULL, last_status_code = @last_status_code, last_error = @last_error, last_attempt_at = @last_attempt_at
        WHERE seq = @seq`,
 		);
-		this.#logAttempt = db.prepare<AttemptRow>(
-			`INSERT INTO webhook_delivery_attempts (delivery_seq, attempt, attempted_at, duration_ms, status_code, error)
-       VALUES (@delivery_seq, @attempt, @attempted_at, @duration_ms, @status_code, @error)`,
+		this.#logAttempt = db.prepare<AttemptDetailRow>(
+			`INSERT INTO webhook_delivery_attempts (delivery_seq, attempt, attempted_at, duration_ms, status_code, error,
+         cause, response_headers, response_body, response_body_truncated)
+       VALUES (@delivery_seq, @attempt, @attempted_at, @duration_ms, @status_code, @error,
+         @cause, @response_headers, @response_body, @response_body_truncated)`,
 		);
 		this.#attemptsOf = db.prepare<[string], AttemptRow>(
-			`SELECT delivery_seq, attempt, attempted_at, duration_ms, status_code, error
+			`SELECT delivery_seq, attempt, attempted_at, duration_ms, status_code, error, cause
        FROM webhook_delivery_attempts WHERE delivery_seq IN (SELECT value FROM json_each(?))
        ORDER BY delivery_seq, attempt`,
+		);
+		this.#attemptDetailsOf = db.prepare<[number], AttemptDetailRow>(
+			`SELECT delivery_seq, attempt, attempted_at, duration_ms, status_code, error, cause,
+              response_headers, response_body, response_body_truncated
+       FROM webhook_delivery_attempts WHERE delivery_seq = ? ORDER BY attempt`,
 		);
 		this.#releaseAllClaims = db.prepare(
 			'UPDATE webhook_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL',
@@ -245,13 +288,14 @@ export class DeliveryRepository {
 		);
 		this.#resend = db.prepare<[number, number]>(
 			`UPDATE webhook_deliveries
-       SET status = 'pending', next_attempt_at = ?, schedule_start = attempts,
-           resends = resends + 1, revision = revision + 1
+       SET status = 'pending', next_attempt_at = ?, schedule_start = attempts, next_cause = 'resend',
+           step_due_at = NULL, early_retries = 0, resends = resends + 1, revision = revision + 1
        WHERE seq = ?`,
 		);
 		this.#recover = db.prepare<{ webhook: string; since: string; now: number }>(
 			`UPDATE webhook_deliveries
-       SET status = 'pending', next_attempt_at = @now, schedule_start = attempts, revision = revision + 1
+       SET status = 'pending', next_attempt_at = @now, schedule_start = attempts, next_cause = 'recovery',
+           step_due_at = NULL, early_retries = 0, revision = revision + 1
        WHERE seq IN (
          SELECT d.seq FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
          WHERE d.webhook_id = @webhook AND d.status IN ('failed', 'exhausted') AND e.occurred_at >= @since
@@ -275,14 +319,22 @@ export class DeliveryRepository {
 	enqueue(event: { id: string; org_id: string; type: string }, now: number): number {
 		let due = 0;
 		for (const webhook of this.#subscribedWebhooks.all(event.org_id, event.type)) {
-			this.insert(webhook.id, event.id, now, webhook.disabled === 1);
+			this.insert(webhook.id, event.id, now, { disabled: webhook.disabled === 1 });
 			if (!webhook.disabled && !webhook.held) due++;
 		}
 		return due;
 	}
 
-	/** One delivery of the event to the endpoint: due now, or given up at once when it is disabled. */
-	insert(webhookId: string, eventId: string, now: number, disabled = false): string {
+	/**
+	 * One delivery of the event to the endpoint: due now, or given up at once when it is disabled.
+	 * `cause`: what starts its first attempt (`test` for a test event).
+	 */
+	insert(
+		webhookId: string,
+		eventId: string,
+		now: number,
+		{ disabled = false, cause = 'schedule' }: { disabled?: boolean; cause?: AttemptCause } = {},
+	): string {
 		const id = newResourceId(now);
 		this.#insert.run({
 			id,
@@ -291,6 +343,7 @@ export class DeliveryRepository {
 			status: disabled ? 'exhausted' : 'pending',
 			next_attempt_at: disabled ? null : now,
 			last_error: disabled ? NOT_SENT_DISABLED : null,
+			next_cause: cause,
 		});
 		return id;
 	}
@@ -316,7 +369,11 @@ export class DeliveryRepository {
 	 * Stores the outcome on the delivery and adds the attempt to its log; call inside a transaction.
 	 * See `Recorded` for what happens when something changed the delivery while it was in flight.
 	 */
-	record(delivery: DueDelivery, outcome: AttemptOutcome, durationMs: number): Recorded {
+	record(
+		delivery: DueDelivery,
+		outcome: AttemptOutcome,
+		attempt: { durationMs: number; response: KeptResponse | null },
+	): Recorded {
 		const seq = delivery.seq;
 		let recorded: Recorded = 'applied';
 		if (this.#record.run({ ...outcome, seq, revision: delivery.revision }).changes === 0) {
@@ -329,9 +386,13 @@ export class DeliveryRepository {
 			delivery_seq: seq,
 			attempt: outcome.attempts,
 			attempted_at: outcome.last_attempt_at,
-			duration_ms: durationMs,
+			duration_ms: attempt.durationMs,
 			status_code: outcome.last_status_code,
 			error: outcome.last_error,
+			cause: delivery.next_cause,
+			response_headers: attempt.response ? JSON.stringify(attempt.response.headers) : null,
+			response_body: attempt.response?.body ?? null,
+			response_body_truncated: attempt.response?.bodyTruncated ? 1 : 0,
 		});
 		return recorded;
 	}
@@ -345,6 +406,11 @@ export class DeliveryRepository {
 			bySeq.set(row.delivery_seq, log);
 		}
 		return bySeq;
+	}
+
+	/** Every attempt of one delivery with the answer it got, oldest first. */
+	attemptDetailsOf(deliverySeq: number): AttemptDetailRow[] {
+		return this.#attemptDetailsOf.all(deliverySeq);
 	}
 
 	/** After a crash no send is in flight: every claim is stale. */

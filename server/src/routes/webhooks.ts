@@ -8,6 +8,7 @@ import {
 	WebhookCreate,
 	WebhookCreated,
 	WebhookDelivery,
+	WebhookDeliveryDetail,
 	WebhookParams,
 	WebhookRecoverRequest,
 	WebhookRecovery,
@@ -171,18 +172,39 @@ export const webhookRoutes = [
 		summary: 'List the deliveries to a webhook endpoint, newest first',
 		description:
 			'Each delivery is one event sent (and retried) to this endpoint, with its state and last attempt. ' +
-			"Filter by `status`, event `types`, `test` and the event's time (`since`, `until`); the `Link` of the next page keeps the filters.",
+			"Filter by `status`, `event_type`, `test` and the event's time (`since`, `until`); the `Link` of the next page keeps the filters. " +
+			"Each attempt's answer is in `GET …/deliveries/{deliveryId}`.",
 		access: 'admin',
 		params: WebhookParams,
 		query: DeliveryListQuery,
 		success: { description: 'A page of deliveries.', schema: WebhookDelivery },
-		handle: ({ services, caller, params, page, query: { status, types, test, since, until } }) =>
+		handle: ({
+			services,
+			caller,
+			params,
+			page,
+			query: { status, event_type, test, since, until },
+		}) =>
 			services.webhooks.listDeliveries(caller.org.id, params.webhookId, page, {
 				statuses: status,
-				types,
+				types: event_type,
 				test,
 				since,
 				until,
 			}),
+	}),
+	defineRoute({
+		method: 'get',
+		path: '/orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}',
+		operationId: 'getWebhookDelivery',
+		tag: 'Webhooks',
+		summary: 'Get one delivery with every attempt and the answer each got',
+		description:
+			'Each attempt says what started it (`cause`), how long it took, and what the receiver answered: its status, the headers that say what answered and why (never cookies or credentials), and the first 4 KB of its body (`body_truncated` when it was longer).',
+		access: 'admin',
+		params: DeliveryParams,
+		success: { status: 200, description: 'The delivery.', schema: WebhookDeliveryDetail },
+		handle: ({ services, caller, params }) =>
+			services.webhooks.getDelivery(caller.org.id, params.webhookId, params.deliveryId),
 	}),
 ];

@@ -29,6 +29,7 @@ export const EVENT_TYPES = [
 	'webhook.created',
 	'webhook.deleted',
 	'webhook.disabled',
+	'webhook.delivery_exhausted',
 	'webhook.updated',
 	'webhook.test_sent',
 	'webhook.delivery_resent',
@@ -245,6 +246,23 @@ export const EVENT_CATALOGUE = {
 			'The server disabled a webhook endpoint; it is sent nothing until a person enables it.',
 		causedBy: 'A delivery answered `410 Gone` (`actor` is `system`).',
 		data: z.object({ ...webhookFields, reason: described(z.string(), 'Why it was disabled.') }),
+	},
+	'webhook.delivery_exhausted': {
+		title: 'Webhook Delivery Exhausted',
+		description:
+			'A delivery gave up: every attempt of its retry schedule failed, and nothing more is sent unless a person resends or recovers it.',
+		causedBy:
+			'The last attempt of the retry schedule failing (`actor` is `system`). Not recorded for test events, nor for a `webhook.delivery_exhausted` event whose own delivery gives up (no chain of alerts).',
+		data: z.object({
+			...webhookFields,
+			...deliveredEvent,
+			attempts: described(z.int(), 'How many attempts it had in all.'),
+			last_status_code: described(
+				z.int().nullable(),
+				'HTTP status of the last answer; null if none came (timeout, connection error).',
+			),
+			last_error: described(z.string(), 'Why the last attempt failed.'),
+		}),
 	},
 	'webhook.updated': {
 		title: 'Webhook Updated',

@@ -144,7 +144,7 @@ export const DeliveryListQuery = listQuery(100)
 			}),
 			'Only deliveries in these states (`pending`, `succeeded`, `failed`, `exhausted`): repeated, or separated by commas.',
 		),
-		types: eventTypesParameter(
+		event_type: eventTypesParameter(
 			'Only deliveries of events of these types: repeated, or separated by commas.',
 		),
 		test: z
@@ -157,6 +157,9 @@ export const DeliveryListQuery = listQuery(100)
 	})
 	.refine(...rangeInOrder);
 
+export const ATTEMPT_CAUSES = ['schedule', 'retry_after', 'resend', 'recovery', 'test'] as const;
+export type AttemptCause = (typeof ATTEMPT_CAUSES)[number];
+
 export const DeliveryAttempt = z.object({
 	attempt: z.int().meta({ description: 'Number of this try, from 1.' }),
 	attempted_at: Timestamp.meta({ description: 'When the try started.' }),
@@ -167,9 +170,34 @@ export const DeliveryAttempt = z.object({
 		.int()
 		.nullable()
 		.meta({ description: 'HTTP status received; null if none was (connection error, timeout).' }),
-	error: z.string().nullable().meta({ description: 'Why the try failed; null for a 2xx.' }),
+	error: z.string().nullable().meta({
+		description:
+			"Why the try failed, with the start of the receiver's answer; null when it delivered.",
+	}),
+	cause: z.enum(ATTEMPT_CAUSES).meta({
+		description:
+			'What started it: `schedule` (the first try, or a retry of the schedule), `retry_after` (a retry the receiver asked for with `Retry-After`), `resend` (a person), `recovery` (a person recovering deliveries) or `test` (a test event).',
+	}),
 });
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+
+export const AttemptResponse = z
+	.object({
+		headers: z.record(z.string(), z.string()).meta({
+			description:
+				'The headers that say what answered and why (`content-type`, `server`, `retry-after`, `location`, `webhook-receipt`, request ids…), never cookies or credentials; each value at most 512 characters.',
+		}),
+		body: z.string().meta({ description: 'The first 4 KB of the body, as UTF-8 text.' }),
+		body_truncated: z
+			.boolean()
+			.meta({ description: '`true` when the body was longer than the 4 KB kept.' }),
+	})
+	.meta({ description: "The receiver's answer; null when none came (timeout, connection error)." });
+
+export const DeliveryAttemptDetail = DeliveryAttempt.extend({
+	response: AttemptResponse.nullable(),
+});
+export type DeliveryAttemptDetail = z.infer<typeof DeliveryAttemptDetail>;
 
 export const WebhookDelivery = z.object({
 	id: Uuid,
@@ -197,7 +225,15 @@ export const WebhookDelivery = z.object({
 	next_attempt_at: Timestamp.nullable(),
 	attempt_log: z.array(DeliveryAttempt).meta({
 		description:
-			'Every try so far, oldest first (at most one more than the retry schedule has delays).',
+			"Every try so far, oldest first; `GET …/deliveries/{deliveryId}` adds each one's answer.",
 	}),
 });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const WebhookDeliveryDetail = WebhookDelivery.extend({
+	attempt_log: z.array(DeliveryAttemptDetail).meta({
+		description:
+			"Every try so far, oldest first, each with the receiver's answer. Early retries a receiver asks for (`retry_after`) are bounded: at most 10 per step of the schedule.",
+	}),
+});
+export type WebhookDeliveryDetail = z.infer<typeof WebhookDeliveryDetail>;

@@ -1,17 +1,29 @@
 import { isoAt } from '../core/clock.ts';
 import { systemActor } from '../core/actor.ts';
-import type { AttemptOutcome, DueDelivery } from '../repositories/deliveries.ts';
+import type { AttemptOutcome, DueDelivery, KeptResponse } from '../repositories/deliveries.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
 const JITTER = 0.1;
+/** Early retries a receiver may ask for (`Retry-After`) within one step of the schedule. */
+export const MAX_EARLY_RETRIES_PER_STEP = 10;
+/** The shortest wait a `Retry-After` is taken to ask for. */
+const MIN_RETRY_AFTER_MS = 1000;
 
 /** The outcome of one attempt to send a delivery. */
 export interface AttemptResult {
 	/** HTTP status, or null when none was received. */
 	statusCode: number | null;
-	/** Why the attempt failed, or null for a 2xx. */
+	/** Why the attempt failed, or null when it delivered. */
 	error: string | null;
+	/** The receiver's answer as kept, or null when none came. */
+	response: KeptResponse | null;
 }
+
+/** How the delivery stands after an attempt: what `AttemptOutcome` holds beyond the attempt itself. */
+type NextState = Pick<
+	AttemptOutcome,
+	'status' | 'next_attempt_at' | 'schedule_start' | 'step_due_at' | 'early_retries' | 'next_cause'
+>;
 
 /** An attempt that has its outcome: when it started and ended (Unix ms), and how it went. */
 export interface Answer {
@@ -28,6 +40,8 @@ export interface Answer {
  */
 export class DeliveryService extends DomainService {
 	readonly #retryScheduleSeconds: readonly number[];
+	/** The longest a `Retry-After` may make a delivery wait: the schedule's longest step. */
+	readonly #maxRetryAfterMs: number;
 	readonly #random: () => number;
 	#rotation = 0;
 
@@ -37,6 +51,7 @@ export class DeliveryService extends DomainService {
 	) {
 		super(deps);
 		this.#retryScheduleSeconds = options.retryScheduleSeconds;
+		this.#maxRetryAfterMs = Math.max(...options.retryScheduleSeconds) * 1000;
 		this.#random = options.random ?? Math.random;
 	}
 
@@ -110,12 +125,13 @@ export class DeliveryService extends DomainService {
 	#recordOne({ delivery, result, startedAt, endedAt }: Answer): void {
 		const attempts = delivery.attempts + 1;
 		const gone = result.error !== null && result.statusCode === 410;
-		const state: Pick<AttemptOutcome, 'status' | 'next_attempt_at'> =
+		const final = { ...FRESH_SCHEDULE, schedule_start: delivery.schedule_start };
+		const state: NextState =
 			result.error === null
-				? { status: 'succeeded', next_attempt_at: null }
+				? { ...final, status: 'succeeded', next_attempt_at: null }
 				: gone
-					? { status: 'exhausted', next_attempt_at: null }
-					: this.#retryAfter(attempts - delivery.schedule_start, endedAt);
+					? { ...final, status: 'exhausted', next_attempt_at: null }
+					: this.#afterFailure(delivery, result, endedAt);
 		const outcome: AttemptOutcome = {
 			...state,
 			attempts,
@@ -123,12 +139,32 @@ export class DeliveryService extends DomainService {
 			last_error: result.error,
 			last_attempt_at: isoAt(startedAt),
 		};
-		const recorded = this.repos.deliveries.record(
-			delivery,
-			outcome,
-			Math.max(0, endedAt - startedAt),
-		);
+		const recorded = this.repos.deliveries.record(delivery, outcome, {
+			durationMs: Math.max(0, endedAt - startedAt),
+			response: result.response,
+		});
 		if (gone && recorded !== 'gone') this.#disableGone(delivery, outcome.last_attempt_at);
+		else if (outcome.status === 'exhausted' && recorded === 'applied')
+			this.#tellExhausted(delivery, outcome);
+	}
+
+	/**
+	 * Records `webhook.delivery_exhausted`, so that someone can be told: not for a test event, nor for
+	 * the delivery of such an alert itself (an endpoint that is down would otherwise alert about its
+	 * alerts without end).
+	 */
+	#tellExhausted(delivery: DueDelivery, outcome: AttemptOutcome): void {
+		if (delivery.event_test || delivery.event_type === 'webhook.delivery_exhausted') return;
+		this.events.record(systemActor(delivery.org_id), 'webhook.delivery_exhausted', {
+			webhook_id: delivery.webhook_id,
+			url: delivery.url,
+			delivery_id: delivery.id,
+			event_id: delivery.event_id,
+			event_type: delivery.event_type,
+			attempts: outcome.attempts,
+			last_status_code: outcome.last_status_code,
+			last_error: outcome.last_error ?? '',
+		});
 	}
 
 	/** Disables an endpoint that answered 410 Gone; call inside the transaction recording that answer. */
@@ -143,13 +179,59 @@ export class DeliveryService extends DomainService {
 		});
 	}
 
-	/** The state after the `attempts`-th failed attempt of the current schedule. */
-	#retryAfter(attempts: number, now: number): Pick<AttemptOutcome, 'status' | 'next_attempt_at'> {
-		const delayMs = retryDelayMs(this.#retryScheduleSeconds, attempts, this.#random);
-		return delayMs === null
-			? { status: 'exhausted', next_attempt_at: null }
-			: { status: 'failed', next_attempt_at: now + delayMs };
+	/**
+	 * The state after a failed attempt. The schedule's next step is taken, unless the receiver asked
+	 * (`429`/`503` with `Retry-After`) to be tried again sooner than that step falls due: then it is,
+	 * without using up the step, at most `MAX_EARLY_RETRIES_PER_STEP` times. A `Retry-After` later
+	 * than the step delays it, capped at the schedule's longest step. The schedule still ends: a
+	 * receiver's answers can neither give up a delivery early nor keep it retrying without end.
+	 */
+	#afterFailure(delivery: DueDelivery, result: AttemptResult, now: number): NextState {
+		const step = delivery.attempts + 1 - delivery.schedule_start;
+		const delayMs = retryDelayMs(this.#retryScheduleSeconds, step, this.#random);
+		const counted = { ...FRESH_SCHEDULE, schedule_start: delivery.schedule_start };
+		if (delayMs === null) return { ...counted, status: 'exhausted', next_attempt_at: null };
+		const stepDueAt = delivery.step_due_at ?? now + delayMs;
+		const askedMs = retryAfterMs(result, now, this.#maxRetryAfterMs);
+		if (
+			askedMs !== null &&
+			now + askedMs < stepDueAt &&
+			delivery.early_retries < MAX_EARLY_RETRIES_PER_STEP
+		)
+			return {
+				status: 'failed',
+				next_attempt_at: now + askedMs,
+				schedule_start: delivery.schedule_start + 1,
+				step_due_at: stepDueAt,
+				early_retries: delivery.early_retries + 1,
+				next_cause: 'retry_after',
+			};
+		return {
+			...counted,
+			status: 'failed',
+			next_attempt_at: Math.max(stepDueAt, askedMs === null ? 0 : now + askedMs),
+		};
 	}
+}
+
+/** What a delivery's next attempt starts with when nothing special is asked: the schedule's own step. */
+const FRESH_SCHEDULE = {
+	step_due_at: null,
+	early_retries: 0,
+	next_cause: 'schedule',
+} as const satisfies Partial<NextState>;
+
+/**
+ * The wait a `429` or `503` asks for with `Retry-After` (seconds, or an HTTP date), between 1 s and
+ * `maxMs`; null for any other answer, or a header that is neither.
+ */
+export function retryAfterMs(result: AttemptResult, now: number, maxMs: number): number | null {
+	if (result.statusCode !== 429 && result.statusCode !== 503) return null;
+	const value = result.response?.headers['retry-after']?.trim();
+	if (!value) return null;
+	const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - now;
+	if (Number.isNaN(ms)) return null;
+	return Math.min(maxMs, Math.max(MIN_RETRY_AFTER_MS, ms));
 }
 
 /**

@@ -62,6 +62,15 @@ export function sampleEventData<T extends EventType>(type: T, at: string): Event
 		'webhook.created': { ...webhook, event_types: ['member.removed'] },
 		'webhook.deleted': { ...webhook, reason: null },
 		'webhook.disabled': { ...webhook, reason: 'The endpoint answered 410 Gone.' },
+		'webhook.delivery_exhausted': {
+			...webhook,
+			delivery_id: DELIVERY,
+			event_id: EVENT,
+			event_type: 'member.removed',
+			attempts: 8,
+			last_status_code: 503,
+			last_error: 'HTTP 503: Service Unavailable',
+		},
 		'webhook.updated': {
 			...webhook,
 			changes: { event_types: { from: ['member.removed'], to: ['member.removed', 'org.closed'] } },

@@ -2,16 +2,23 @@ import { isoAt } from '../core/clock.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import { webhookUrlProblem, type UrlPolicyOptions } from '../lib/network-policy.ts';
 import { generateWebhookSecret } from '../lib/webhook-secret.ts';
-import type { AttemptRow, DeliveryFilter, DeliveryRow } from '../repositories/deliveries.ts';
+import type {
+	AttemptDetailRow,
+	AttemptRow,
+	DeliveryFilter,
+	DeliveryRow,
+} from '../repositories/deliveries.ts';
 import { sampleEventData } from './sample-events.ts';
 import { pageOf, type Page, type PageRequest } from '../core/paging.ts';
 import type { WebhookRow } from '../repositories/webhooks.ts';
 import type { EventData, EventType } from '../schemas/events.ts';
 import type {
+	DeliveryAttemptDetail,
 	Webhook,
 	WebhookCreate,
 	WebhookCreated,
 	WebhookDelivery,
+	WebhookDeliveryDetail,
 	WebhookRecovery,
 	WebhookUpdate,
 } from '../schemas/webhooks.ts';
@@ -97,6 +104,19 @@ export class WebhookService extends DomainService {
 				toDelivery,
 			),
 		);
+	}
+
+	/** One delivery to the endpoint with every attempt and the answer each got. */
+	getDelivery(orgId: string, webhookId: string, deliveryId: string): WebhookDeliveryDetail {
+		const webhook = this.#find(orgId, webhookId);
+		return this.transaction(() => {
+			const row = this.repos.deliveries.find(webhook.id, deliveryId);
+			if (!row) throw notFound('Delivery');
+			return {
+				...toDelivery({ ...row, attempt_log: [] }),
+				attempt_log: this.repos.deliveries.attemptDetailsOf(row.seq).map(toAttemptDetail),
+			};
+		});
 	}
 
 	get(orgId: string, webhookId: string): Webhook {
@@ -210,7 +230,9 @@ export class WebhookService extends DomainService {
 				eventType,
 				sampleEventData(eventType, this.nowIso()),
 			);
-			const deliveryId = this.repos.deliveries.insert(webhook.id, event.id, this.clock.now());
+			const deliveryId = this.repos.deliveries.insert(webhook.id, event.id, this.clock.now(), {
+				cause: 'test',
+			});
 			this.events.record(actor, 'webhook.test_sent', {
 				webhook_id: webhook.id,
 				url: webhook.url,
@@ -372,7 +394,27 @@ function toDelivery(row: DeliveryRow & { attempt_log: AttemptRow[] }): WebhookDe
 			duration_ms: attempt.duration_ms,
 			status_code: attempt.status_code,
 			error: attempt.error,
+			cause: attempt.cause,
 		})),
+	};
+}
+
+function toAttemptDetail(row: AttemptDetailRow): DeliveryAttemptDetail {
+	return {
+		attempt: row.attempt,
+		attempted_at: row.attempted_at,
+		duration_ms: row.duration_ms,
+		status_code: row.status_code,
+		error: row.error,
+		cause: row.cause,
+		response:
+			row.response_headers === null
+				? null
+				: {
+						headers: JSON.parse(row.response_headers) as Record<string, string>,
+						body: row.response_body ?? '',
+						body_truncated: row.response_body_truncated === 1,
+					},
 	};
 }
 

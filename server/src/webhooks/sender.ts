@@ -5,14 +5,36 @@ import { isIP, type LookupFunction } from 'node:net';
 import { isPublicAddress, urlHost } from '../lib/network-policy.ts';
 import type { AttemptResult } from '../services/deliveries.ts';
 
-const MAX_RESPONSE_BYTES = 4096;
-
 /**
  * The header a receiver that registered its endpoint with `require_receipt` answers each delivery
  * it took with, holding the delivery's `webhook-id`: a 2xx without it (a proxy's page, n8n's
  * "starting up") did not come from that receiver.
  */
 export const RECEIPT_HEADER = 'webhook-receipt';
+
+/** How much of an answer's body is read and kept. */
+export const MAX_RESPONSE_BYTES = 4096;
+const MAX_HEADER_VALUE_CHARS = 512;
+
+/**
+ * The answer headers an attempt keeps: those that say what answered and why, never cookies or
+ * credentials (an answer could carry a session of the receiver's own).
+ */
+const KEPT_RESPONSE_HEADERS = new Set([
+	'content-type',
+	'content-length',
+	'content-encoding',
+	'date',
+	'server',
+	'via',
+	'location',
+	'retry-after',
+	'x-request-id',
+	'x-correlation-id',
+	'cf-ray',
+	'x-amzn-requestid',
+	RECEIPT_HEADER,
+]);
 
 interface SenderOptions {
 	timeoutMs: number;
@@ -51,7 +73,7 @@ export class WebhookSender {
 		const { signal, receipt } = options;
 		const url = new URL(rawUrl);
 		const refusal = this.#refusal(url);
-		if (refusal) return { statusCode: null, error: refusal };
+		if (refusal) return { statusCode: null, error: refusal, response: null };
 		if (signal?.aborted) return null;
 		const https = url.protocol === 'https:';
 		return new Promise<AttemptResult | null>((resolve) => {
@@ -80,17 +102,24 @@ export class WebhookSender {
 			});
 			const timer = setTimeout(() => {
 				request.destroy();
-				settle({ statusCode: null, error: `Timed out after ${this.#options.timeoutMs} ms` });
+				settle({
+					statusCode: null,
+					error: `Timed out after ${this.#options.timeoutMs} ms`,
+					response: null,
+				});
 			}, this.#options.timeoutMs);
 			signal?.addEventListener('abort', abort);
-			request.on('error', (error) => settle({ statusCode: null, error: describe(error) }));
+			request.on('error', (error) =>
+				settle({ statusCode: null, error: describe(error), response: null }),
+			);
 			request.on('response', (response) => {
-				readCapped(response).then((text) => {
+				readCapped(response).then(({ body, truncated }) => {
 					const statusCode = response.statusCode ?? 0;
 					const unreceipted = receipt !== undefined && response.headers[RECEIPT_HEADER] !== receipt;
 					settle({
 						statusCode: response.statusCode ?? null,
-						error: failureOf(statusCode, text, unreceipted),
+						error: failureOf(statusCode, body, unreceipted),
+						response: { headers: keptHeaders(response), body, bodyTruncated: truncated },
 					});
 				});
 			});
@@ -134,24 +163,53 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
 	});
 };
 
-function readCapped(response: IncomingMessage): Promise<string> {
+/** The first `MAX_RESPONSE_BYTES` of the body, and whether there was more. */
+function readCapped(response: IncomingMessage): Promise<{ body: string; truncated: boolean }> {
 	return new Promise((resolve) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
-		const done = () =>
-			resolve(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'));
+		let done = false;
+		const finish = () => {
+			if (done) return;
+			done = true;
+			const read = Buffer.concat(chunks);
+			resolve({
+				body: utf8Prefix(read, MAX_RESPONSE_BYTES),
+				truncated: read.length > MAX_RESPONSE_BYTES,
+			});
+		};
 		response.on('data', (chunk: Buffer) => {
 			chunks.push(chunk);
 			size += chunk.length;
-			if (size >= MAX_RESPONSE_BYTES) {
+			// One byte past the limit tells a body that was cut from one that fits exactly.
+			if (size > MAX_RESPONSE_BYTES) {
 				response.destroy();
-				done();
+				finish();
 			}
 		});
-		response.on('end', done);
-		response.on('error', done);
-		response.on('close', done);
+		response.on('end', finish);
+		response.on('error', finish);
+		response.on('close', finish);
 	});
+}
+
+/** At most `maxBytes` of `bytes` as text, never ending in part of a character. */
+function utf8Prefix(bytes: Buffer, maxBytes: number): string {
+	if (bytes.length <= maxBytes) return bytes.toString('utf8');
+	let end = maxBytes;
+	// Step back over continuation bytes (10xxxxxx) to the start of the character that was cut.
+	while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+	return bytes.subarray(0, end).toString('utf8');
+}
+
+/** The kept headers of an answer (`KEPT_RESPONSE_HEADERS`), each value at most 512 characters. */
+function keptHeaders(response: IncomingMessage): Record<string, string> {
+	const kept: Record<string, string> = {};
+	for (const [name, value] of Object.entries(response.headers)) {
+		if (!KEPT_RESPONSE_HEADERS.has(name) || value === undefined) continue;
+		kept[name] = (Array.isArray(value) ? value.join(', ') : value).slice(0, MAX_HEADER_VALUE_CHARS);
+	}
+	return kept;
 }
 
 function failureOf(statusCode: number, text: string, unreceipted: boolean): string | null {
