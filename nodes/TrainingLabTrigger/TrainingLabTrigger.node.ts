@@ -9,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { signatureProblem } from './signature';
-import { claimDelivery } from './deliveries';
+import { claimDelivery, retryAfterSeconds } from './deliveries';
 import {
 	deleteEndpoint,
 	findEndpoint,
@@ -296,15 +296,18 @@ export class TrainingLabTrigger implements INodeType {
 		// A resend a person asked for is a delivery of its own, which runs again; its automatic
 		// retries, like those of the first delivery, do not.
 		const delivery = typeof event.resend === 'number' ? `${eventId}#${event.resend}` : eventId;
-		const seen = claimDelivery(this, delivery, Date.now(), giveUpAfterMs.call(this));
+		const now = Date.now();
+		const seen = claimDelivery(this, delivery, now, giveUpAfterMs.call(this));
 		if (seen === 'done') {
 			response.status(200).json({ received: true, duplicate: true });
 			return { noWebhookResponse: true };
 		}
 		if (seen === 'running') {
-			// Not 2xx: should the running execution be lost, the API's next attempt runs the event.
+			// Not 2xx: should the running execution be lost, the API's next attempt runs the event. The
+			// API tries again when Retry-After says, not at the next step of its schedule (minutes).
 			response
 				.status(503)
+				.set('Retry-After', String(retryAfterSeconds(this, delivery, now)))
 				.json({ error: 'This event is still being executed; deliver it again later' });
 			return { noWebhookResponse: true };
 		}

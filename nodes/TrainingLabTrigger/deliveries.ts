@@ -28,7 +28,7 @@ export function claimDelivery(
 	giveUpAfterMs: number,
 ): Seen {
 	forgetOlderThan(now - REMEMBER_MS);
-	const key = `${context.getWorkflow().id}\u0000${context.getNode().id}\u0000${deliveryKey}`;
+	const key = keyOf(context, deliveryKey);
 	const known = seen.get(key);
 	// An execution unanswered for this long may never be (its queue job lost with a Redis that keeps
 	// nothing): run the event again rather than refuse it until the API gives up.
@@ -44,6 +44,24 @@ export function claimDelivery(
 		else seen.delete(key);
 	});
 	return 'new';
+}
+
+/**
+ * The `Retry-After` (seconds) of the 503 refusing a repeat of a delivery whose execution is running:
+ * half the time it has run, from 2 s to 60 s, so a short execution is asked about again seconds
+ * after it ends and a long one is not asked about every few seconds.
+ */
+export function retryAfterSeconds(
+	context: IWebhookFunctions,
+	deliveryKey: string,
+	now: number,
+): number {
+	const since = seen.get(keyOf(context, deliveryKey))?.at ?? now;
+	return Math.min(60, Math.max(2, Math.ceil((now - since) / 2000)));
+}
+
+function keyOf(context: IWebhookFunctions, deliveryKey: string): string {
+	return `${context.getWorkflow().id}\u0000${context.getNode().id}\u0000${deliveryKey}`;
 }
 
 function forgetOlderThan(limit: number): void {

@@ -85,6 +85,11 @@ const EVENT_TYPES: Record<EventType, { name: string; description: string }> = {
 		name: 'Webhook Delivery Resent',
 		description: 'A delivery was queued to be sent again',
 	},
+	'webhook.delivery_exhausted': {
+		name: 'Webhook Delivery Exhausted',
+		description:
+			'A delivery gave up: every attempt of its retry schedule failed, and nothing more is sent unless a person resends or recovers it',
+	},
 	'webhook.disabled': {
 		name: 'Webhook Disabled',
 		description:

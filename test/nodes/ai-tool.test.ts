@@ -365,6 +365,13 @@ describe('every operation as a tool', () => {
 				{ webhook_id: hook.id, delivery_id: test.id },
 			);
 			expect(resent).toMatchObject({ id: test.id, resends: 1 });
+			const [detail] = await use(
+				'webhook',
+				'getDelivery',
+				{ ...webhookId, deliveryId: fromAi('delivery_id', 'The delivery') },
+				{ webhook_id: hook.id, delivery_id: test.id },
+			);
+			expect(detail).toMatchObject({ id: test.id, attempt_log: expect.any(Array) });
 			const [recovery] = await use(
 				'webhook',
 				'recoverDeliveries',

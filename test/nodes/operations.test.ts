@@ -7,6 +7,7 @@ import { type TestServer } from '../support/test-server';
 import { byId, fromList, json, nodeRunner } from '../support/node-runner';
 import { runTrainingLab } from '../support/n8n';
 import { Receiver } from '../support/receiver';
+import { eventually } from '../../tooling/eventually';
 
 let server: TestServer;
 let org: TestOrg;
@@ -232,6 +233,49 @@ describe('Training Lab node operations', () => {
 			[{ revoked: true, id: created.id }],
 		);
 		expect((await org.admin.as(created.key as string).get('/me')).status).toBe(401);
+	});
+
+	it("Webhook → Get Delivery shows each attempt's cause and the receiver's answer", async () => {
+		const receiver = await Receiver.start();
+		try {
+			const page = `<html><title>Bad gateway</title>${'x'.repeat(5000)}</html>`;
+			receiver.reply = () => ({
+				status: 502,
+				body: page,
+				headers: { 'content-type': 'text/html', 'set-cookie': 'session=private' },
+			});
+			const hook = await org.admin.post(`/orgs/${org.id}/webhooks`, {
+				url: `${receiver.url}/broken`,
+				event_types: ['lab.created'],
+			});
+			const sent = await org.admin.post(`/orgs/${org.id}/webhooks/${hook.body.id}/test`, {
+				event_type: 'lab.created',
+			});
+			await receiver.waitFor(() => receiver.at('/broken').length === 1);
+			const detail = async () =>
+				json(
+					await run({
+						resource: 'webhook',
+						operation: 'getDelivery',
+						webhookId: hook.body.id,
+						deliveryId: sent.body.id,
+					}),
+				)[0];
+			const delivery = await eventually(
+				async () => ((await detail()).attempt_log as unknown[]).length === 1 && detail(),
+				'the attempt recorded',
+			);
+			expect(delivery).toMatchObject({ id: sent.body.id, status: 'failed', test: true });
+			const [attempt] = delivery.attempt_log as Array<Record<string, any>>;
+			expect(attempt).toMatchObject({ attempt: 1, cause: 'test', status_code: 502 });
+			expect(attempt.response.headers['content-type']).toBe('text/html');
+			expect(attempt.response.headers).not.toHaveProperty('set-cookie');
+			expect(attempt.response.body).toBe(page.slice(0, 4096));
+			expect(attempt.response.body_truncated).toBe(true);
+			await org.admin.delete(`/orgs/${org.id}/webhooks/${hook.body.id}`);
+		} finally {
+			await receiver.stop();
+		}
 	});
 
 	it('Webhook → Create, Get Many, Get Deliveries and Delete', async () => {

@@ -69,7 +69,12 @@ async function post(body: string, headers: Record<string, string>) {
 		headers: { 'content-type': 'application/json', ...headers },
 		body,
 	});
-	return { status: response.status, body: await response.json() };
+	const retryAfter = response.headers.get('retry-after');
+	return {
+		status: response.status,
+		body: await response.json(),
+		...(retryAfter && { retryAfter }),
+	};
 }
 
 const endpoint = async (id = harness.staticData.webhookId as string) =>
@@ -423,9 +428,11 @@ describe('Training Lab Trigger deliveries', () => {
 				() => harness.deliveries.length === 0 && harness.pendingRuns === 1,
 				'the first run to start',
 			);
+			// Asked about again in 2 s (the least), not at the API's next step of minutes.
 			expect(await delivery('evt-running')).toEqual({
 				status: 503,
 				body: { error: expect.stringMatching(/still being executed/) },
+				retryAfter: '2',
 			});
 			endRun(500);
 			expect((await first).status).toBe(500);
@@ -448,7 +455,8 @@ describe('Training Lab Trigger deliveries', () => {
 				delivery('evt-lost').catch(() => undefined);
 				await eventually(() => harness.pendingRuns === 1, 'the first run to start');
 				jest.setSystemTime(Date.now() + 6_000);
-				expect((await delivery('evt-lost')).status).toBe(503);
+				// Half the time it has run, so a long execution is not asked about every few seconds.
+				expect(await delivery('evt-lost')).toMatchObject({ status: 503, retryAfter: '3' });
 				jest.setSystemTime(Date.now() + 1);
 				harness.workflowRun = undefined;
 				expect((await delivery('evt-lost')).status).toBe(200);

@@ -18,7 +18,7 @@ export const option: OperationOption = {
 
 /** What a model reads of this operation when the node is an AI tool. */
 export const toolDescription =
-	'Lists the deliveries to a webhook endpoint, given its id (a UUID from listing webhook endpoints), newest first: event, status (pending, succeeded, failed or exhausted), the next retry, and every attempt with its time, HTTP status or error, and duration. Can list only some statuses, event types, test or real events, and events at or after a time (since) and before another (until), ISO 8601 date-times. Needs an admin API key.';
+	'Lists the deliveries to a webhook endpoint, given its id (a UUID from listing webhook endpoints), newest first: event, status (pending, succeeded, failed or exhausted), the next retry, and every attempt with its time, what started it, HTTP status or error, and duration (Get Delivery adds the answer of the receiver to each). Can list only some statuses, event types, test or real events, and events at or after a time (since) and before another (until), ISO 8601 date-times. Needs an admin API key.';
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['getDeliveries'] } },
@@ -69,12 +69,12 @@ export async function execute(
 	context: ExecutionContext,
 ): Promise<IDataObject[]> {
 	const path = await webhookPath.call(this, itemIndex, context, '/deliveries');
-	const deliveries = await listDeliveries.call(
-		this,
-		itemIndex,
-		path,
-		filterQuery.call(this, itemIndex),
-	);
+	// The deliveries list names its type filter `event_type`; the activity log's, `types`.
+	const { types, ...query } = filterQuery.call(this, itemIndex);
+	const deliveries = await listDeliveries.call(this, itemIndex, path, {
+		...query,
+		...(types === undefined ? {} : { event_type: types }),
+	});
 	if (!this.getNodeParameter('simplify', itemIndex)) return deliveries;
 	return deliveries.map(({ id, event_type, status, attempts, last_status_code }) => ({
 		id,

@@ -4,6 +4,7 @@ import * as deleteWebhook from './delete';
 import * as get from './get';
 import * as getAll from './getAll';
 import * as getDeliveries from './getDeliveries';
+import * as getDelivery from './getDelivery';
 import * as recoverDeliveries from './recoverDeliveries';
 import * as resendDelivery from './resendDelivery';
 import * as sendTest from './sendTest';
@@ -15,6 +16,7 @@ export const webhook = defineResource('webhook', 'Webhook', 'getAll', [
 	get,
 	getAll,
 	getDeliveries,
+	getDelivery,
 	recoverDeliveries,
 	resendDelivery,
 	sendTest,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import { postOnce } from '../../shared/create';
 import { apiPath } from '../../../shared/transport';
-import { webhookIdField, webhookPath } from './webhookPath';
+import { deliveryIdField, webhookIdField, webhookPath } from './webhookPath';
 import type { ExecutionContext, OperationOption } from '../../shared/types';
 
 export const option: OperationOption = {
@@ -18,17 +18,7 @@ export const toolDescription =
 
 export const description: INodeProperties[] = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['resendDelivery'] } },
-	[
-		webhookIdField,
-		{
-			displayName: 'Delivery ID',
-			name: 'deliveryId',
-			type: 'string',
-			default: '',
-			required: true,
-			description: 'ID of the delivery, from Get Deliveries',
-		},
-	],
+	[webhookIdField, deliveryIdField],
 );
 
 export async function execute(

@@ -11,6 +11,15 @@ export const webhookIdField: INodeProperties = {
 	description: 'ID of the webhook endpoint',
 };
 
+export const deliveryIdField: INodeProperties = {
+	displayName: 'Delivery ID',
+	name: 'deliveryId',
+	type: 'string',
+	default: '',
+	required: true,
+	description: 'ID of the delivery, from Get Deliveries',
+};
+
 /** `/orgs/{orgId}/webhooks/{webhookId}` of the endpoint named in the item's Webhook ID parameter. */
 export async function webhookPath(
 	this: IExecuteFunctions,
