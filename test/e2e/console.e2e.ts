@@ -14,6 +14,7 @@ import { ensureChromium, launchChromium } from '../../tooling/browser';
 import { tempRoot } from '../../tooling/processes';
 import { ROOT } from '../../tooling/root';
 import { Receiver } from '../support/receiver';
+import { eventually } from '../../tooling/eventually';
 import { ConsolePage, DESKTOP, PHONE } from './console-page';
 
 /**
@@ -307,6 +308,54 @@ describe('the web console', () => {
 		expect(text).toMatch(/Attempt 1: failed.*HTTP 503.*down for maintenance/s);
 		// The hour of the schedule, ±10 % jitter.
 		expect(text).toMatch(/Next retry.*\(in (5[4-9] min|1 h)\)/s);
+	});
+
+	it("shows why a delivery failed (the receiver's answer to each attempt) and filters the deliveries", async () => {
+		receiver.reply = (delivery) =>
+			delivery.path === '/hooks/why'
+				? {
+						status: 502,
+						body: `<h1>Bad gateway</h1>${'.'.repeat(5000)}`,
+						headers: { 'content-type': 'text/html', 'x-request-id': 'req-42' },
+					}
+				: { status: 204 };
+		const endpoint = (
+			await admin.post(`/orgs/${org.org.id}/webhooks`, {
+				url: `${receiver.url}/hooks/why`,
+				event_types: ['lab.created', 'session.created'],
+			})
+		).body;
+		await admin.post('/labs', { name: 'Bad gateway', tier: 'vm' });
+		await admin.post(`/orgs/${org.org.id}/webhooks/${endpoint.id}/test`, {
+			event_type: 'session.created',
+		});
+		const tab = await openConsole();
+		await tab.signedIn(org.api_key);
+		await tab.page.goto(`${origin}/console/#/webhooks/${endpoint.id}`);
+		const test = tab.page.getByRole('listitem').filter({ hasText: 'session.created' }).first();
+		await test.getByText('Attempt 1: failed').waitFor({ timeout: 30_000 });
+		expect(await test.textContent()).toContain('test event');
+		await test.getByText("Receiver's answer").click();
+		const answer = test.locator('.answer');
+		await answer.getByText('Cut at 4 KB: the receiver sent more.').waitFor();
+		expect(await answer.textContent()).toMatch(/content-type\s*text\/html/);
+		expect(await answer.textContent()).toContain('req-42');
+		expect(await answer.locator('pre').textContent()).toBe(
+			`<h1>Bad gateway</h1>${'.'.repeat(4096 - 20)}`,
+		);
+
+		const filters = tab.page.getByRole('form', { name: 'Filter deliveries' });
+		await filters.getByLabel('Test events').selectOption('false');
+		await filters.getByRole('button', { name: 'Filter' }).click();
+		const deliveries = tab.page.getByRole('list', { name: 'Deliveries, newest first' });
+		await eventually(
+			async () => !(await deliveries.textContent())!.includes('session.created'),
+			'the test delivery filtered out',
+		);
+		expect(await deliveries.textContent()).toContain('lab.created');
+		await filters.getByLabel('Status').selectOption('succeeded');
+		await filters.getByRole('button', { name: 'Filter' }).click();
+		await deliveries.getByText('No delivery matches these filters.').waitFor();
 	});
 
 	it('changes a member’s role, and deletes a webhook endpoint', async () => {

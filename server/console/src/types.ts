@@ -21,5 +21,7 @@ export type Webhook = Schemas['Webhook'];
 export type EventType = Schemas['EventTypeInfo']['type'];
 export type Delivery = Schemas['WebhookDelivery'];
 export type DeliveryAttempt = Delivery['attempt_log'][number];
+export type DeliveryDetail = Schemas['WebhookDeliveryDetail'];
+export type AttemptResponse = NonNullable<DeliveryDetail['attempt_log'][number]['response']>;
 export type ErrorEnvelope = Schemas['Error'];
 export type ErrorDetail = NonNullable<ErrorEnvelope['error']['details']>[number];

@@ -2,13 +2,29 @@ import type { Page } from '../api.ts';
 import { h, replaceChildren, type Child } from '../dom.ts';
 import { relative, time } from '../format.ts';
 import type { ViewContext } from './context.ts';
-import type { Delivery, DeliveryAttempt, EventType, Webhook } from '../types.ts';
-import { act, announce, badge, confirmAction, field, formCard, link } from '../ui.ts';
+import type {
+	AttemptResponse,
+	Delivery,
+	DeliveryAttempt,
+	DeliveryDetail,
+	EventType,
+	Webhook,
+} from '../types.ts';
+import { act, announce, badge, confirmAction, errorBox, field, formCard, link } from '../ui.ts';
 import { endpointFields, eventTypes, stateBadge } from './webhooks.ts';
 
 const LIVE_EVERY_MS = 3_000;
 const PAGE_SIZE = 50;
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** How the timeline names what started an attempt; the schedule's own tries need no name. */
+const CAUSE_LABEL: Record<DeliveryAttempt['cause'], string | null> = {
+	schedule: null,
+	retry_after: 'asked for by the receiver (Retry-After)',
+	resend: 'resent by a person',
+	recovery: 'recovered by a person',
+	test: 'test event',
+};
 
 const STATUS_TONE = {
 	succeeded: 'good',
@@ -36,6 +52,8 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 	const more = h('p', {});
 	let shownJson = '';
 	let olderLoaded = false;
+	/** The list's filters, as the API takes them (`status`, `event_type`, `test`). */
+	let filters: Record<string, string> = {};
 	/** When the endpoint was disabled before a person enabled it here: where a recovery starts. */
 	let enabledAfter: string | null = null;
 
@@ -169,7 +187,11 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 	}
 
 	async function drawFirstPage(): Promise<void> {
-		const page = await api.page(`${path}/deliveries`, { query: { limit: PAGE_SIZE } }, endpoint);
+		const page = await api.page(
+			`${path}/deliveries`,
+			{ query: { ...filters, limit: PAGE_SIZE } },
+			endpoint,
+		);
 		if (!context.isCurrent()) return;
 		const json = JSON.stringify(page.items);
 		if (json === shownJson) return; // nothing new: leave the page (and the reader's place) alone
@@ -180,7 +202,9 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 				h(
 					'li',
 					{ class: 'empty' },
-					'No deliveries yet. Events this endpoint subscribes to appear here.',
+					Object.keys(filters).length > 0
+						? 'No delivery matches these filters.'
+						: 'No deliveries yet. Events this endpoint subscribes to appear here.',
 				),
 			);
 		drawMore(page);
@@ -193,7 +217,7 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 			olderLoaded = true;
 			const older = await api.page(
 				`${path}/deliveries`,
-				{ query: { limit: PAGE_SIZE }, cursor: page.next },
+				{ query: { ...filters, limit: PAGE_SIZE }, cursor: page.next },
 				endpoint,
 			);
 			list.append(...older.items.map(deliveryItem));
@@ -202,9 +226,55 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 		replaceChildren(more, button);
 	}
 
+	function filterForm(): HTMLFormElement {
+		const choice = (name: string, label: string, options: Array<[string, string]>) =>
+			h(
+				'label',
+				{},
+				label,
+				' ',
+				h('select', { name }, ...options.map(([value, text]) => h('option', { value }, text))),
+			);
+		const form = h(
+			'form',
+			{ class: 'filters', 'aria-label': 'Filter deliveries' },
+			choice('status', 'Status', [
+				['', 'Any'],
+				['failed,exhausted', 'Failed or given up'],
+				['failed', 'Failed, retrying'],
+				['exhausted', 'Given up'],
+				['pending', 'Pending'],
+				['succeeded', 'Succeeded'],
+			]),
+			choice('event_type', 'Event type', [
+				['', 'Any'],
+				...webhook.event_types.map((type): [string, string] => [type, type]),
+			]),
+			choice('test', 'Test events', [
+				['', 'Included'],
+				['true', 'Only'],
+				['false', 'Left out'],
+			]),
+			h('button', { type: 'submit' }, 'Filter'),
+		);
+		form.addEventListener('submit', (event) => {
+			event.preventDefault();
+			const values = new FormData(form);
+			filters = Object.fromEntries(
+				[...values.entries()].filter(([, value]) => value !== '') as Array<[string, string]>,
+			);
+			olderLoaded = false;
+			shownJson = '';
+			void act(form.querySelector('button')!, feedback, drawFirstPage);
+		});
+		return form;
+	}
+
 	function deliveryItem(delivery: Delivery): HTMLLIElement {
 		const held = webhook.held_since !== null;
-		const item = deliveryView(delivery, held);
+		const item = deliveryView(delivery, held, () =>
+			api.get(`${path}/deliveries/{deliveryId}`, { ...endpoint, deliveryId: delivery.id }),
+		);
 		if (held) return item; // nothing is sent until its receiver is back
 		const resend = h(
 			'button',
@@ -244,6 +314,7 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 		controls,
 		h('h2', {}, 'Deliveries, newest first'),
 		h('p', { class: 'muted' }, 'Updates by itself every few seconds while this page is open.'),
+		filterForm(),
 		list,
 		more,
 		editing,
@@ -295,10 +366,22 @@ function localInputValue(iso: string): string {
 	return local.toISOString().slice(0, 19);
 }
 
-/** One delivery with its attempts; `held`: its endpoint keeps it until its receiver is back. */
-function deliveryView(delivery: Delivery, held: boolean): HTMLLIElement {
+/**
+ * One delivery with its attempts; `held`: its endpoint keeps it until its receiver is back; `load`
+ * fetches the receiver's answers (once, when a person first opens one).
+ */
+function deliveryView(
+	delivery: Delivery,
+	held: boolean,
+	load: () => Promise<DeliveryDetail>,
+): HTMLLIElement {
 	const headingId = `delivery-${delivery.id}`;
-	const steps = delivery.attempt_log.map(attemptStep);
+	let detail: Promise<DeliveryDetail> | null = null;
+	const answerOf = async (attempt: number) => {
+		detail ??= load();
+		return (await detail).attempt_log.find((logged) => logged.attempt === attempt)?.response;
+	};
+	const steps = delivery.attempt_log.map((attempt) => attemptStep(attempt, answerOf));
 	if (delivery.status === 'pending' && delivery.attempt_log.length === 0)
 		steps.push(
 			h(
@@ -373,13 +456,17 @@ function givenUpWithoutAttempt(delivery: Delivery): boolean {
 	);
 }
 
-function attemptStep(attempt: DeliveryAttempt): HTMLLIElement {
+function attemptStep(
+	attempt: DeliveryAttempt,
+	answerOf: (attempt: number) => Promise<AttemptResponse | null | undefined>,
+): HTMLLIElement {
 	const ok = attempt.error === null;
 	const outcome = attempt.status_code === null ? 'no answer' : `HTTP ${attempt.status_code}`;
 	// The error repeats the status ("HTTP 503: down for maintenance"): only what it adds is shown.
 	const detail = attempt.error?.startsWith(outcome)
 		? attempt.error.slice(outcome.length).replace(/^[:\s]*/, '')
 		: attempt.error;
+	const cause = CAUSE_LABEL[attempt.cause];
 	return h(
 		'li',
 		{ class: `attempt ${ok ? 'attempt-ok' : 'attempt-bad'}` },
@@ -389,7 +476,51 @@ function attemptStep(attempt: DeliveryAttempt): HTMLLIElement {
 			{ class: 'attempt-title' },
 			`Attempt ${attempt.attempt}: ${ok ? 'delivered' : 'failed'}`,
 		),
+		cause ? h('span', { class: 'muted small' }, cause) : null,
 		h('span', {}, time(attempt.attempted_at, 'time'), ` · ${attempt.duration_ms} ms · ${outcome}`),
 		detail ? h('span', { class: 'attempt-error' }, detail) : null,
+		attempt.status_code === null ? null : answerDisclosure(attempt.attempt, answerOf),
 	);
+}
+
+/** The receiver's answer to one attempt, fetched when a person first opens it. */
+function answerDisclosure(
+	attempt: number,
+	answerOf: (attempt: number) => Promise<AttemptResponse | null | undefined>,
+): HTMLDetailsElement {
+	const body = h('div', { class: 'answer' }, 'Loading…');
+	const disclosure = h('details', {}, h('summary', {}, "Receiver's answer"), body);
+	let loaded = false;
+	disclosure.addEventListener('toggle', async () => {
+		if (!disclosure.open || loaded) return;
+		loaded = true;
+		try {
+			const response = await answerOf(attempt);
+			if (!response) return replaceChildren(body, 'Not kept.');
+			const headers = Object.entries(response.headers);
+			replaceChildren(
+				body,
+				headers.length > 0
+					? h(
+							'dl',
+							{ class: 'answer-headers' },
+							...headers.flatMap(([name, value]) => [
+								h('dt', {}, name),
+								h('dd', {}, h('code', { class: 'wrap' }, value)),
+							]),
+						)
+					: null,
+				response.body === ''
+					? h('p', { class: 'muted' }, 'An empty body.')
+					: h('pre', { class: 'answer-body' }, response.body),
+				response.body_truncated
+					? h('p', { class: 'muted small' }, 'Cut at 4 KB: the receiver sent more.')
+					: null,
+			);
+		} catch (error) {
+			loaded = false;
+			replaceChildren(body, errorBox(error));
+		}
+	});
+	return disclosure;
 }
