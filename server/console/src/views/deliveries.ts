@@ -246,7 +246,7 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 				['pending', 'Pending'],
 				['succeeded', 'Succeeded'],
 			]),
-			choice('event_type', 'Event type', [
+			choice('event_type', 'Events of type', [
 				['', 'Any'],
 				...webhook.event_types.map((type): [string, string] => [type, type]),
 			]),
