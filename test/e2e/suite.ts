@@ -12,6 +12,7 @@ import { aiToolScenarios } from './scenarios/ai';
 import { bulkScenarios } from './scenarios/bulk';
 import { n8nBehaviourScenarios } from './scenarios/n8n-behaviours';
 import { operationScenarios } from './scenarios/operations';
+import { operateWebhookScenarios } from './scenarios/operate-webhooks';
 import { credentialTestScenarios } from './scenarios/credential-test';
 import { oncePerEventScenarios } from './scenarios/once-per-event';
 import { outageScenarios } from './scenarios/outages';
@@ -39,6 +40,7 @@ export function endToEndSuite(topology: Topology): void {
 	n8nBehaviourScenarios(e2e);
 	// n8n's editor in Chromium; in queue mode a test webhook is served by main, not the webhook process.
 	if (topology.pin === '2.x' && !topology.queue) editorScenarios(e2e);
+	if (topology.pin === '2.x' && !topology.queue) operateWebhookScenarios(e2e);
 }
 
 /**
