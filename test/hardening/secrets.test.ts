@@ -130,7 +130,7 @@ describe("the trigger's signature verification", () => {
 						'webhook-timestamp': timestamp,
 						'webhook-signature': signature,
 					} as Record<string, string | string[] | undefined>;
-					const problem = signatureProblem(secret, headers, body, Math.floor(Date.now() / 1000));
+					const problem = signatureProblem([secret], headers, body, Math.floor(Date.now() / 1000));
 					expect(typeof problem).toBe('string');
 				},
 			),

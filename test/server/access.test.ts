@@ -33,6 +33,7 @@ const ADMIN_ONLY = new Set([
 	'POST /orgs/{orgId}/webhooks/{webhookId}/test',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/recover',
+	'POST /orgs/{orgId}/webhooks/{webhookId}/rotate-secret',
 ]);
 
 let server: TestServer;

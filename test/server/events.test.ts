@@ -236,6 +236,23 @@ describe('activity log', () => {
 			() => admin.post(`${webhookPath}/recover`, { since: '2026-01-01T00:00:00Z' }),
 			202,
 		);
+		let rotatedSecret = '';
+		const secretRotated = await expectOne(
+			'webhook.secret_rotated',
+			async () => {
+				const response = await admin.post(`${webhookPath}/rotate-secret`);
+				rotatedSecret = response.body.secret;
+				return response;
+			},
+			200,
+		);
+		expect(secretRotated.data).toEqual({
+			webhook_id: webhookId,
+			url: 'http://127.0.0.1:9/events',
+			previous_secret_expires_at: expect.any(String),
+		});
+		expect(JSON.stringify(secretRotated)).not.toContain(secret);
+		expect(JSON.stringify(secretRotated)).not.toContain(rotatedSecret);
 		await expectOne('webhook.deleted', () => admin.delete(webhookPath), 204);
 
 		expect((await newestEvents(1))[0].actor).toBe('admin@' + org.slug + '.test');

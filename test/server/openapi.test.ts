@@ -52,6 +52,7 @@ const EXTENSIONS = [
 	'POST /orgs/{orgId}/webhooks/{webhookId}/test',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/recover',
+	'POST /orgs/{orgId}/webhooks/{webhookId}/rotate-secret',
 	'GET /event-types',
 ];
 

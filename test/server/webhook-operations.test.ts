@@ -365,6 +365,7 @@ describe('changing an endpoint', () => {
 			disabled_at: null,
 			held_since: null,
 			require_receipt: false,
+			previous_secret_expires_at: null,
 		};
 		expect(response.body).toEqual(changed);
 		expect((await org.admin.get(hook.base)).body).toEqual(changed);

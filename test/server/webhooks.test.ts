@@ -28,6 +28,7 @@ describe('webhook endpoints (strict URL policy)', () => {
 			disabled_at: null,
 			held_since: null,
 			require_receipt: false,
+			previous_secret_expires_at: null,
 			secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
 		});
 		expect(Buffer.from(response.body.secret.slice(6), 'base64')).toHaveLength(32);
@@ -43,6 +44,7 @@ describe('webhook endpoints (strict URL policy)', () => {
 				disabled_at: null,
 				held_since: null,
 				require_receipt: false,
+				previous_secret_expires_at: null,
 			},
 		]);
 	});

@@ -78,6 +78,7 @@ export function validBodyFor(route: AnyRoute, org: TestOrg): unknown {
 		updateWebhook: { description: `Changed ${Math.random()}` },
 		sendWebhookTestEvent: { event_type: 'org.closed' },
 		recoverWebhookDeliveries: { since: '2026-01-01T00:00:00Z' },
+		rotateWebhookSecret: {},
 	};
 	if (route.body && !(route.operationId in bodies))
 		throw new Error(`No valid body for ${route.operationId}`);

@@ -288,6 +288,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhook_deliveries ADD COLUMN early_retries INTEGER NOT NULL DEFAULT 0;
     `,
 	},
+	{
+		version: 10,
+		name: 'signing secrets replaced with an overlap',
+		sql: `
+      -- The secret a rotation replaced: until previous_secret_expires_at (Unix ms) every delivery
+      -- is signed with it too, so a receiver that still has only it keeps verifying.
+      ALTER TABLE webhooks ADD COLUMN previous_secret TEXT;
+      ALTER TABLE webhooks ADD COLUMN previous_secret_expires_at INTEGER;
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

@@ -21,6 +21,8 @@ import {
 	WebhookDeliveryDetail,
 	WebhookRecoverRequest,
 	WebhookRecovery,
+	WebhookRotateSecretRequest,
+	WebhookSecretRotated,
 	WebhookTestRequest,
 	WebhookUpdate,
 } from '../schemas/webhooks.ts';
@@ -55,6 +57,7 @@ const REQUEST_SCHEMAS = {
 	WebhookUpdate,
 	WebhookTestRequest,
 	WebhookRecoverRequest,
+	WebhookRotateSecretRequest,
 };
 const RESPONSE_SCHEMAS = {
 	Principal,
@@ -77,6 +80,7 @@ const RESPONSE_SCHEMAS = {
 	WebhookDelivery,
 	WebhookDeliveryDetail,
 	WebhookRecovery,
+	WebhookSecretRotated,
 	Error: ErrorEnvelope,
 };
 
@@ -199,7 +203,7 @@ function operation(
 		...(route.body
 			? {
 					requestBody: {
-						required: true,
+						required: !route.bodyOptional,
 						content: {
 							'application/json': { schema: ref(nameOf(route.body, requestNames, route)) },
 						},

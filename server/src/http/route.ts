@@ -41,6 +41,8 @@ interface RouteDefinition<
 	params?: P;
 	query?: Q;
 	body?: B;
+	/** The body may be left out: it is then taken as `{}` (every field of `body` optional). */
+	bodyOptional?: boolean;
 	success: {
 		status: 200 | 201 | 202 | 204;
 		description: string;

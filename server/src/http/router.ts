@@ -57,13 +57,13 @@ async function handle(
 	}
 	const query = route.query ? parseInput(route.query, req.query, 'query') : undefined;
 	const rawBody = route.body ? await readJsonBody(req, res) : refuseBody(req);
-	if (route.body && rawBody === undefined) {
+	if (route.body && rawBody === undefined && !route.bodyOptional) {
 		throw new ApiError(
 			'validation_failed',
 			'A JSON request body is required (Content-Type: application/json).',
 		);
 	}
-	const body = route.body ? parseInput(route.body, rawBody, 'body') : undefined;
+	const body = route.body ? parseInput(route.body, rawBody ?? {}, 'body') : undefined;
 	const ctx: Context = {
 		caller,
 		actor: actorOf(caller),

@@ -37,6 +37,8 @@ export interface DueDelivery {
 	resends: number;
 	url: string;
 	secret: string;
+	/** The secret a rotation replaced, while it still signs deliveries; else null. */
+	previous_secret: string | null;
 	/** 1: only a 2xx answer with this delivery's receipt counts as delivered. */
 	require_receipt: number;
 	webhook_id: string;
@@ -194,6 +196,7 @@ export class DeliveryRepository {
 			.pluck();
 		this.#dueOf = db.prepare<{ webhook: string; now: number; limit: number }, DueDelivery>(
 			`SELECT d.seq, d.id, d.attempts, d.schedule_start, d.revision, d.resends, w.url, w.secret,
+              CASE WHEN w.previous_secret_expires_at > @now THEN w.previous_secret END AS previous_secret,
               w.require_receipt, w.id AS webhook_id, e.id AS event_id, e.type AS event_type, e.actor AS event_actor,
               e.occurred_at AS event_occurred_at, e.data AS event_data, e.test AS event_test, e.org_id,
               d.next_cause, d.step_due_at, d.early_retries

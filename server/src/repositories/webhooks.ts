@@ -15,8 +15,15 @@ export interface WebhookRow {
 	held_since: string | null;
 	/** 1: only a 2xx answer with the delivery's receipt counts as delivered. */
 	require_receipt: number;
+	/** The secret a rotation replaced, which deliveries are signed with too until it expires. */
+	previous_secret: string | null;
+	/** Unix ms. */
+	previous_secret_expires_at: number | null;
 }
-type NewWebhook = Omit<WebhookRow, 'seq' | 'disabled_at' | 'held_since'>;
+type NewWebhook = Omit<
+	WebhookRow,
+	'seq' | 'disabled_at' | 'held_since' | 'previous_secret' | 'previous_secret_expires_at'
+>;
 type WebhookChange = Pick<
 	WebhookRow,
 	'id' | 'url' | 'event_types' | 'description' | 'disabled_at' | 'held_since' | 'require_receipt'
@@ -33,6 +40,7 @@ export class WebhookRepository {
 	readonly #delete;
 	readonly #disable;
 	readonly #update;
+	readonly #rotateSecret;
 
 	constructor(db: Database) {
 		this.#insert = db.prepare<NewWebhook>(
@@ -69,6 +77,19 @@ export class WebhookRepository {
          disabled_at = @disabled_at, held_since = @held_since, require_receipt = @require_receipt
        WHERE id = @id`,
 		);
+		this.#rotateSecret = db.prepare<{ id: string; secret: string; expires_at: number | null }>(
+			`UPDATE webhooks SET previous_secret = CASE WHEN @expires_at IS NULL THEN NULL ELSE secret END,
+         previous_secret_expires_at = @expires_at, secret = @secret
+       WHERE id = @id`,
+		);
+	}
+
+	/**
+	 * Replaces the signing secret; the one replaced goes on signing deliveries until `expiresAt`
+	 * (Unix ms), or stops at once when it is null. An earlier previous secret stops at once.
+	 */
+	rotateSecret(webhookId: string, secret: string, expiresAt: number | null): void {
+		this.#rotateSecret.run({ id: webhookId, secret, expires_at: expiresAt });
 	}
 
 	insert(webhook: NewWebhook): void {

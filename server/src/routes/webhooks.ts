@@ -12,6 +12,8 @@ import {
 	WebhookParams,
 	WebhookRecoverRequest,
 	WebhookRecovery,
+	WebhookRotateSecretRequest,
+	WebhookSecretRotated,
 	WebhookTestRequest,
 	WebhookUpdate,
 } from '../schemas/webhooks.ts';
@@ -206,5 +208,29 @@ export const webhookRoutes = [
 		success: { status: 200, description: 'The delivery.', schema: WebhookDeliveryDetail },
 		handle: ({ services, caller, params }) =>
 			services.webhooks.getDelivery(caller.org.id, params.webhookId, params.deliveryId),
+	}),
+	defineRoute({
+		method: 'post',
+		path: '/orgs/{orgId}/webhooks/{webhookId}/rotate-secret',
+		operationId: 'rotateWebhookSecret',
+		tag: 'Webhooks',
+		summary: "Replace an endpoint's signing secret",
+		description:
+			'The new secret is in this response only. Until the old one expires (`old_secret_expires_at`: 24 hours by ' +
+			'default, at most 7 days; a time not in the future ends it at once) every delivery carries a signature with ' +
+			'each, `v1,<new> v1,<old>`, so a receiver that verifies either goes on verifying while it changes over. ' +
+			'Rotating again ends the older secret at once. Emits `webhook.secret_rotated`. The body may be left out.',
+		access: 'admin',
+		params: WebhookParams,
+		body: WebhookRotateSecretRequest,
+		bodyOptional: true,
+		success: {
+			status: 200,
+			description: 'The endpoint with its new secret, shown once.',
+			schema: WebhookSecretRotated,
+		},
+		secretFields: ['secret'],
+		handle: ({ services, actor, params, body }) =>
+			services.webhooks.rotateSecret(actor, params.webhookId, body.old_secret_expires_at),
 	}),
 ];

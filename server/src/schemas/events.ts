@@ -31,6 +31,7 @@ export const EVENT_TYPES = [
 	'webhook.disabled',
 	'webhook.delivery_exhausted',
 	'webhook.updated',
+	'webhook.secret_rotated',
 	'webhook.test_sent',
 	'webhook.delivery_resent',
 	'webhook.deliveries_recovered',
@@ -283,6 +284,20 @@ export const EVENT_CATALOGUE = {
 			skipped: described(
 				z.int().optional(),
 				'Present on a release with `skip_held_events`: how many deliveries it gave up.',
+			),
+		}),
+	},
+	'webhook.secret_rotated': {
+		title: 'Webhook Secret Rotated',
+		description:
+			"A webhook endpoint's signing secret was replaced. Neither secret is ever in an event.",
+		causedBy:
+			'`POST /orgs/{orgId}/webhooks/{webhookId}/rotate-secret` (the n8n Training Lab Trigger rotates its own on activation).',
+		data: z.object({
+			...webhookFields,
+			previous_secret_expires_at: described(
+				Timestamp.nullable(),
+				'Until when deliveries are signed with the old secret too; null when it ended at once.',
 			),
 		}),
 	},

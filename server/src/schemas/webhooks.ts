@@ -97,6 +97,19 @@ export const WebhookRecoverRequest = z.object({
 });
 export type WebhookRecoverRequest = z.infer<typeof WebhookRecoverRequest>;
 
+/** The longest a replaced secret may go on signing deliveries. */
+export const MAX_SECRET_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
+/** How long a replaced secret goes on signing deliveries unless a time is given. */
+export const DEFAULT_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export const WebhookRotateSecretRequest = z.object({
+	old_secret_expires_at: TimestampInput.optional().meta({
+		description:
+			'Until when deliveries are signed with the old secret too: 24 hours from now when left out, at most 7 days; a time that is not in the future ends the old secret at once (a secret that leaked).',
+	}),
+});
+export type WebhookRotateSecretRequest = z.infer<typeof WebhookRotateSecretRequest>;
+
 export const WebhookRecovery = z.object({
 	queued: z.int().meta({
 		description:
@@ -121,6 +134,10 @@ export const Webhook = z.object({
 			'Since when its receiver has held its deliveries (`PATCH` with `"held": true`: an n8n workflow deactivated): they are kept and sent once it is released. Null while they are sent.',
 	}),
 	require_receipt: RequireReceipt,
+	previous_secret_expires_at: Timestamp.nullable().meta({
+		description:
+			'While a replaced secret still signs deliveries (`POST …/rotate-secret`): until when. Every delivery meanwhile carries two signatures, `v1,<new> v1,<old>`. Null otherwise.',
+	}),
 });
 export type Webhook = z.infer<typeof Webhook>;
 
@@ -130,6 +147,13 @@ export const WebhookCreated = Webhook.extend({
 		.meta({ description: 'Signing secret (`whsec_…`). Shown once, in this response only.' }),
 });
 export type WebhookCreated = z.infer<typeof WebhookCreated>;
+
+export const WebhookSecretRotated = Webhook.extend({
+	secret: z.string().meta({
+		description: 'The new signing secret (`whsec_…`). Shown once, in this response only.',
+	}),
+});
+export type WebhookSecretRotated = z.infer<typeof WebhookSecretRotated>;
 
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'exhausted'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

@@ -75,6 +75,7 @@ export function sampleEventData<T extends EventType>(type: T, at: string): Event
 			...webhook,
 			changes: { event_types: { from: ['member.removed'], to: ['member.removed', 'org.closed'] } },
 		},
+		'webhook.secret_rotated': { ...webhook, previous_secret_expires_at: at },
 		'webhook.test_sent': {
 			...webhook,
 			event_type: 'member.removed',

@@ -20,8 +20,10 @@ import type {
 	WebhookDelivery,
 	WebhookDeliveryDetail,
 	WebhookRecovery,
+	WebhookSecretRotated,
 	WebhookUpdate,
 } from '../schemas/webhooks.ts';
+import { DEFAULT_SECRET_OVERLAP_MS, MAX_SECRET_OVERLAP_MS } from '../schemas/webhooks.ts';
 import { systemActor, type Actor } from '../core/actor.ts';
 import { BOUNDS } from '../schemas/bounds.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
@@ -44,7 +46,7 @@ export class WebhookService extends DomainService {
 			page,
 			'ascending',
 			(after, limit) => this.repos.webhooks.page(orgId, after, limit),
-			toWebhook,
+			(row) => this.#toWebhook(row),
 		);
 	}
 
@@ -73,7 +75,14 @@ export class WebhookService extends DomainService {
 				require_receipt: input.require_receipt ? 1 : 0,
 			};
 			this.repos.webhooks.insert(row);
-			const webhook = toWebhook({ ...row, seq: 0, disabled_at: null, held_since: null });
+			const webhook = this.#toWebhook({
+				...row,
+				seq: 0,
+				disabled_at: null,
+				held_since: null,
+				previous_secret: null,
+				previous_secret_expires_at: null,
+			});
 			this.events.record(actor, 'webhook.created', {
 				webhook_id: webhook.id,
 				url: webhook.url,
@@ -120,7 +129,7 @@ export class WebhookService extends DomainService {
 	}
 
 	get(orgId: string, webhookId: string): Webhook {
-		return toWebhook(this.#find(orgId, webhookId));
+		return this.#toWebhook(this.#find(orgId, webhookId));
 	}
 
 	/**
@@ -134,7 +143,7 @@ export class WebhookService extends DomainService {
 	update(actor: Actor, webhookId: string, input: WebhookUpdate): Webhook {
 		return this.transaction(() => {
 			const row = this.#find(actor.orgId, webhookId);
-			const before = toWebhook(row);
+			const before = this.#toWebhook(row);
 			const changes: EventData<'webhook.updated'>['changes'] = {};
 			const url = input.url ?? row.url;
 			if (url !== row.url) {
@@ -188,7 +197,7 @@ export class WebhookService extends DomainService {
 				...(skipped === undefined ? {} : { skipped }),
 			});
 			if (changes.held && held) this.#deleteHeldBeyondBound(actor.orgId);
-			return toWebhook({ ...row, ...changed });
+			return this.#toWebhook({ ...row, ...changed });
 		});
 	}
 
@@ -338,6 +347,47 @@ export class WebhookService extends DomainService {
 		});
 	}
 
+	/**
+	 * Replaces the endpoint's signing secret and returns the new one, shown this once. Until
+	 * `oldSecretExpiresAt` (24 hours by default, at most 7 days) every delivery carries a signature
+	 * with each, so a receiver verifies throughout the change; a time not in the future ends the
+	 * old secret at once. Records `webhook.secret_rotated`.
+	 */
+	rotateSecret(
+		actor: Actor,
+		webhookId: string,
+		oldSecretExpiresAt: string | undefined,
+	): WebhookSecretRotated {
+		const now = this.clock.now();
+		const until =
+			oldSecretExpiresAt === undefined
+				? now + DEFAULT_SECRET_OVERLAP_MS
+				: Date.parse(oldSecretExpiresAt);
+		if (until > now + MAX_SECRET_OVERLAP_MS) {
+			const message = 'Must be at most 7 days from now.';
+			throw new ApiError('validation_failed', `old_secret_expires_at: ${message}`, [
+				{ path: 'old_secret_expires_at', message },
+			]);
+		}
+		return this.transaction(() => {
+			const row = this.#find(actor.orgId, webhookId);
+			const secret = generateWebhookSecret();
+			const expiresAt = until > now ? until : null;
+			this.repos.webhooks.rotateSecret(row.id, secret, expiresAt);
+			const webhook = this.#toWebhook(this.#find(actor.orgId, webhookId));
+			this.events.record(actor, 'webhook.secret_rotated', {
+				webhook_id: webhook.id,
+				url: webhook.url,
+				previous_secret_expires_at: webhook.previous_secret_expires_at,
+			});
+			return { ...webhook, secret };
+		});
+	}
+
+	#toWebhook(row: WebhookRow): Webhook {
+		return toWebhook(row, this.clock.now());
+	}
+
 	/** The endpoint, which must be enabled and not held for anything to be sent to it. */
 	#findEnabled(orgId: string, webhookId: string): WebhookRow {
 		const webhook = this.#find(orgId, webhookId);
@@ -361,7 +411,9 @@ export class WebhookService extends DomainService {
 	}
 }
 
-function toWebhook(row: WebhookRow): Webhook {
+function toWebhook(row: WebhookRow, now: number): Webhook {
+	const overlapping =
+		row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
 	return {
 		id: row.id,
 		url: row.url,
@@ -371,6 +423,7 @@ function toWebhook(row: WebhookRow): Webhook {
 		disabled_at: row.disabled_at,
 		held_since: row.held_since,
 		require_receipt: row.require_receipt === 1,
+		previous_secret_expires_at: overlapping ? isoAt(row.previous_secret_expires_at!) : null,
 	};
 }
 

@@ -178,12 +178,8 @@ export class WebhookDispatcher {
 		};
 		const body = JSON.stringify(event);
 		const startedAt = this.#clock.now();
-		const headers = signedHeaders(
-			delivery.secret,
-			delivery.event_id,
-			Math.floor(startedAt / 1000),
-			body,
-		);
+		const secrets = [delivery.secret, delivery.previous_secret].filter((s) => s !== null);
+		const headers = signedHeaders(secrets, delivery.event_id, Math.floor(startedAt / 1000), body);
 		const result = await this.#sender.post(delivery.url, body, headers, {
 			signal: this.#abort.signal,
 			receipt: delivery.require_receipt ? delivery.event_id : undefined,
