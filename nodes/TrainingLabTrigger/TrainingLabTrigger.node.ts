@@ -11,12 +11,14 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { signatureProblem } from './signature';
 import { claimDelivery, retryAfterSeconds } from './deliveries';
 import {
+	acceptedSecrets,
 	deleteEndpoint,
 	findEndpoint,
 	forgetEndpoint,
 	holdEndpoint,
 	ownEndpointId,
 	registerEndpoint,
+	rekeyEndpoint,
 	releaseEndpoint,
 	type StoredEndpoint,
 	type Wanted,
@@ -227,6 +229,7 @@ export class TrainingLabTrigger implements INodeType {
 					id === undefined
 						? undefined
 						: await releaseEndpoint.call(this, org, id, wanted, skipHeld);
+				if (endpoint) await rekeyEndpoint.call(this, org, endpoint.id, stored);
 				endpoint ??= await registerEndpoint.call(this, org, wanted, stored);
 				if (endpoint.disabled_at !== null)
 					this.logger.warn(
@@ -266,12 +269,13 @@ export class TrainingLabTrigger implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const request = this.getRequestObject();
 		const response = this.getResponseObject();
-		const secret = this.getWorkflowStaticData('node').webhookSecret;
+		const now = Date.now();
+		const secrets = acceptedSecrets(this.getWorkflowStaticData('node') as StoredEndpoint, now);
 		const rawBody =
 			(request as unknown as { rawBody?: Buffer }).rawBody ?? JSON.stringify(this.getBodyData());
 		const problem =
-			typeof secret === 'string'
-				? signatureProblem(secret, request.headers, rawBody, Math.floor(Date.now() / 1000))
+			secrets.length > 0
+				? signatureProblem(secrets, request.headers, rawBody, Math.floor(now / 1000))
 				: 'this workflow has no registered webhook endpoint';
 		if (problem !== null) {
 			this.logger.warn(`Training Lab Trigger: delivery refused (${problem})`);
@@ -296,7 +300,6 @@ export class TrainingLabTrigger implements INodeType {
 		// A resend a person asked for is a delivery of its own, which runs again; its automatic
 		// retries, like those of the first delivery, do not.
 		const delivery = typeof event.resend === 'number' ? `${eventId}#${event.resend}` : eventId;
-		const now = Date.now();
 		const seen = claimDelivery(this, delivery, now, giveUpAfterMs.call(this));
 		if (seen === 'done') {
 			response.status(200).json({ received: true, duplicate: true });

@@ -17,6 +17,9 @@ export type Endpoint = Json<'Webhook'>;
 export interface StoredEndpoint extends IDataObject {
 	webhookId?: string;
 	webhookSecret?: string;
+	/** The secret the last re-key replaced, accepted until `previousSecretExpiresAt` (RFC 3339). */
+	previousWebhookSecret?: string;
+	previousSecretExpiresAt?: string;
 	/** The workflow that registered it: a copy of the workflow carrying this static data is another. */
 	webhookWorkflowId?: string;
 	/** Registered for the editor's test URL while it listens: deleted, not held, when it stops. */
@@ -31,6 +34,51 @@ export interface Wanted {
 }
 
 const requestEndpoint = apiRequestAs<Endpoint>;
+const rotateSecret = apiRequestAs<Json<'WebhookSecretRotated'>>;
+
+/**
+ * How long a re-keyed endpoint's old secret goes on signing deliveries: far longer than a delivery
+ * in flight lives (the API's timeout, and the 5 minutes a signature's timestamp is accepted).
+ */
+export const REKEY_OVERLAP_MS = 60 * 60 * 1000;
+
+/**
+ * Gives the stored endpoint a new signing secret, the old one accepted for `REKEY_OVERLAP_MS` (the
+ * API signs each delivery with both meanwhile), so that a secret copied with an export of the
+ * workflow stops working and no delivery in flight is refused. Should the API refuse, the endpoint
+ * keeps its secret: that is logged, and activation goes on.
+ */
+export async function rekeyEndpoint(
+	this: IHookFunctions,
+	org: string,
+	id: string,
+	stored: StoredEndpoint,
+): Promise<void> {
+	const body: Schemas['WebhookRotateSecretRequest'] = {
+		old_secret_expires_at: new Date(Date.now() + REKEY_OVERLAP_MS).toISOString(),
+	};
+	try {
+		const path = apiPath`/orgs/${org}/webhooks/${id}/rotate-secret`;
+		const rotated = (await rotateSecret.call(this, 'POST', path, { body })).body;
+		stored.previousWebhookSecret = stored.webhookSecret;
+		stored.previousSecretExpiresAt = rotated.previous_secret_expires_at ?? undefined;
+		stored.webhookSecret = rotated.secret;
+	} catch (error) {
+		this.logger.warn(
+			`Training Lab Trigger: could not give webhook endpoint ${id} a new signing secret; it keeps the one it has`,
+			{ error: (error as Error).message },
+		);
+	}
+}
+
+/** The secrets a delivery may be signed with now: the endpoint's, and one being replaced. */
+export function acceptedSecrets(stored: StoredEndpoint, now: number): string[] {
+	const secrets = typeof stored.webhookSecret === 'string' ? [stored.webhookSecret] : [];
+	const { previousWebhookSecret: previous, previousSecretExpiresAt: until } = stored;
+	if (typeof previous === 'string' && typeof until === 'string' && Date.parse(until) > now)
+		secrets.push(previous);
+	return secrets;
+}
 const createEndpoint = apiRequestAs<Json<'WebhookCreated'>>;
 const listAllEndpoints = apiRequestAllItems<Endpoint>;
 
@@ -46,6 +94,8 @@ export function ownEndpointId(context: IHookFunctions, stored: StoredEndpoint): 
 export function forgetEndpoint(stored: StoredEndpoint): void {
 	delete stored.webhookId;
 	delete stored.webhookSecret;
+	delete stored.previousWebhookSecret;
+	delete stored.previousSecretExpiresAt;
 	delete stored.webhookWorkflowId;
 	delete stored.listening;
 }

@@ -8,11 +8,11 @@ type Headers = Record<string, string | string[] | undefined>;
 /**
  * Checks a Standard Webhooks signature: `webhook-signature` holds space-separated `v1,<base64>`
  * entries (several during a secret rotation); one must equal HMAC-SHA256 over
- * "{webhook-id}.{webhook-timestamp}.{raw body}" with the base64-decoded secret.
+ * "{webhook-id}.{webhook-timestamp}.{raw body}" with the base64-decoded part of one of `secrets`.
  * Returns why the delivery is refused, or null when it is authentic.
  */
 export function signatureProblem(
-	secret: string,
+	secrets: readonly string[],
 	headers: Headers,
 	rawBody: Buffer | string,
 	nowSeconds: number,
@@ -26,15 +26,20 @@ export function signatureProblem(
 	if (Math.abs(nowSeconds - Number(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS)
 		return 'webhook-timestamp is more than 5 minutes off';
 
-	const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-	const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(rawBody).digest();
-	const matches = signatures
+	const candidates = signatures
 		.split(' ')
 		.filter((entry) => entry.startsWith('v1,'))
-		.map((entry) => Buffer.from(entry.slice(3), 'base64'))
-		.some(
+		.map((entry) => Buffer.from(entry.slice(3), 'base64'));
+	const matches = secrets.some((secret) => {
+		const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+		const expected = createHmac('sha256', key)
+			.update(`${id}.${timestamp}.`)
+			.update(rawBody)
+			.digest();
+		return candidates.some(
 			(candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected),
 		);
+	});
 	return matches ? null : 'signature does not match';
 }
 

@@ -95,6 +95,11 @@ const EVENT_TYPES: Record<EventType, { name: string; description: string }> = {
 		description:
 			'The server disabled a webhook endpoint; it is sent nothing until a person enables it',
 	},
+	'webhook.secret_rotated': {
+		name: 'Webhook Secret Rotated',
+		description:
+			"A webhook endpoint's signing secret was replaced. Neither secret is ever in an event",
+	},
 	'webhook.test_sent': {
 		name: 'Webhook Test Event Sent',
 		description: 'A test event was queued for one endpoint',

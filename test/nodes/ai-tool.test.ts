@@ -379,6 +379,8 @@ describe('every operation as a tool', () => {
 				{ webhook_id: hook.id, since: '2026-01-01T00:00:00Z' },
 			);
 			expect(recovery).toEqual({ queued: expect.any(Number), since: '2026-01-01T00:00:00.000Z' });
+			const [rotated] = await use('webhook', 'rotateSecret', webhookId, { webhook_id: hook.id });
+			expect(rotated).toMatchObject({ id: hook.id, secret: expect.stringMatching(/^whsec_/) });
 			await use('webhook', 'delete', webhookId, { webhook_id: hook.id });
 			expect((await use('activityEvent', 'getAll', {}, {}))[0].type).toBe('webhook.deleted');
 

@@ -7,6 +7,7 @@ import { type TestServer } from '../support/test-server';
 import { byId, fromList, json, nodeRunner } from '../support/node-runner';
 import { runTrainingLab } from '../support/n8n';
 import { Receiver } from '../support/receiver';
+import { Webhook } from 'standardwebhooks';
 import { eventually } from '../../tooling/eventually';
 
 let server: TestServer;
@@ -362,7 +363,7 @@ describe('Training Lab node operations', () => {
 		expect((await org.admin.get(`/orgs/${org.id}/webhooks`)).body).toEqual([]);
 	});
 
-	it('Webhook → Update, Send Test Event, Resend Delivery and Recover Deliveries', async () => {
+	it('Webhook → Update, Send Test Event, Resend Delivery, Recover Deliveries and Rotate Secret', async () => {
 		const receiver = await Receiver.start();
 		try {
 			const hook = (
@@ -393,6 +394,7 @@ describe('Training Lab node operations', () => {
 					disabled_at: null,
 					held_since: null,
 					require_receipt: false,
+					previous_secret_expires_at: null,
 				},
 			]);
 
@@ -463,6 +465,31 @@ describe('Training Lab node operations', () => {
 				type: 'session.created',
 				data: { title: 'While disabled' },
 			});
+
+			const rotate = (parameters: INodeParameters) =>
+				run({ resource: 'webhook', operation: 'rotateSecret', webhookId: hook.id, ...parameters });
+			const [rotated] = json(await rotate({ oldSecret: 'day' }));
+			expect(rotated).toMatchObject({ id: hook.id, secret: expect.stringMatching(/^whsec_/) });
+			expect(Date.parse(rotated.previous_secret_expires_at as string) - Date.now()).toBeGreaterThan(
+				23 * 60 * 60 * 1000,
+			);
+			const [leaked] = json(await rotate({ oldSecret: 'now' }));
+			expect(leaked.previous_secret_expires_at).toBeNull();
+			const inTwoHours = new Date(Date.now() + 2 * 60 * 60 * 1000).toISOString();
+			const [until] = json(await rotate({ oldSecret: 'until', oldSecretExpiresAt: inTwoHours }));
+			expect(until.previous_secret_expires_at).toBe(inTwoHours);
+			await org.admin.post('/sessions', {
+				title: 'After rotation',
+				lab_version_id: org.publishedVersionId,
+				capacity: 3,
+			});
+			await receiver.waitFor(() => receiver.at('/n8n').length === 4);
+			const signed = receiver.at('/n8n')[3];
+			// Signed with the newest secret and the one it replaced, each verified by the public library.
+			for (const secret of [until.secret, leaked.secret] as string[])
+				expect(new Webhook(secret).verify(signed.body, signed.headers as never)).toMatchObject({
+					data: { title: 'After rotation' },
+				});
 		} finally {
 			await receiver.stop();
 		}

@@ -189,9 +189,9 @@ describe('Training Lab Trigger lifecycle', () => {
 		expect(removedIn([retried])).toEqual([failing]);
 	});
 
-	it('changes the events and the URL of its endpoint in place, same id and secret', async () => {
+	it('changes the events and the URL of its endpoint in place, same id', async () => {
 		await harness.activate();
-		const { webhookId, webhookSecret } = harness.staticData;
+		const { webhookId } = harness.staticData;
 		harness.events = ['org.closed'];
 		await harness.save();
 		harness.url = harness.url.replace('127.0.0.1', 'localhost'); // n8n now served at another address
@@ -205,7 +205,58 @@ describe('Training Lab Trigger lifecycle', () => {
 				held_since: null,
 			}),
 		]);
-		expect(harness.staticData).toMatchObject({ webhookId, webhookSecret });
+		expect(harness.staticData).toMatchObject({ webhookId });
+	});
+
+	it('re-keys its endpoint on each activation, accepting the old secret for an hour, then refusing it', async () => {
+		await harness.activate();
+		const first = harness.staticData.webhookSecret as string;
+		await harness.deactivate();
+		const activatedAt = Date.now();
+		await harness.activate();
+		const {
+			webhookSecret: second,
+			previousWebhookSecret,
+			previousSecretExpiresAt,
+		} = harness.staticData;
+		expect(second).not.toBe(first);
+		expect(previousWebhookSecret).toBe(first);
+		const expiresAt = Date.parse(previousSecretExpiresAt as string);
+		expect(expiresAt - activatedAt).toBeGreaterThanOrEqual(60 * 60 * 1000);
+		expect((await endpoint()).previous_secret_expires_at).toBe(previousSecretExpiresAt);
+
+		// A real delivery now carries both signatures, and starts the workflow.
+		await removeTrainers(org, 1);
+		const [real] = await harness.waitForDeliveries(1);
+		expect(real.status).toBe(200);
+
+		/** A delivery signed by the old secret only, as one in flight during the re-key is. */
+		const signedByTheOldSecret = (id: string) => {
+			const body = JSON.stringify({
+				id,
+				type: 'member.removed',
+				occurred_at: new Date().toISOString(),
+				org_id: org.id,
+				actor: 'ada@x.test',
+				data: { user_id: 'u-old' },
+			});
+			const timestamp = Math.floor(Date.now() / 1000);
+			return post(body, {
+				'webhook-id': id,
+				'webhook-timestamp': String(timestamp),
+				'webhook-signature': sign(first, id, timestamp, body),
+			});
+		};
+		expect((await signedByTheOldSecret('evt-in-flight')).status).toBe(200);
+		jest.useFakeTimers({ now: expiresAt, doNotFake: REAL_TIMERS });
+		try {
+			expect(await signedByTheOldSecret('evt-after-expiry')).toEqual({
+				status: 401,
+				body: { error: 'Invalid webhook signature' },
+			});
+		} finally {
+			jest.useRealTimers();
+		}
 	});
 
 	it('registers a new endpoint only when its own is gone; never a duplicate, also when its static data was lost', async () => {

@@ -7,6 +7,7 @@ import * as getDeliveries from './getDeliveries';
 import * as getDelivery from './getDelivery';
 import * as recoverDeliveries from './recoverDeliveries';
 import * as resendDelivery from './resendDelivery';
+import * as rotateSecret from './rotateSecret';
 import * as sendTest from './sendTest';
 import * as update from './update';
 
@@ -19,6 +20,7 @@ export const webhook = defineResource('webhook', 'Webhook', 'getAll', [
 	getDelivery,
 	recoverDeliveries,
 	resendDelivery,
+	rotateSecret,
 	sendTest,
 	update,
 ]);
