@@ -358,6 +358,41 @@ describe('the web console', () => {
 		await deliveries.getByText('No delivery matches these filters.').waitFor();
 	});
 
+	it('rotates a signing secret: the new one shown once, both signing deliveries meanwhile', async () => {
+		receiver.reply = () => ({ status: 204 });
+		const created = (
+			await admin.post(`/orgs/${org.org.id}/webhooks`, {
+				url: `${receiver.url}/hooks/rotated`,
+				event_types: ['lab.created'],
+			})
+		).body;
+		const tab = await openConsole();
+		await tab.signedIn(org.api_key);
+		await tab.page.goto(`${origin}/console/#/webhooks/${created.id}`);
+		const form = tab.page.getByRole('form', { name: 'Rotate the signing secret' });
+		await form.getByLabel('The old secret').selectOption('day');
+		await form.getByRole('button', { name: 'Rotate secret' }).click();
+		const shown = tab.page.getByRole('region', { name: 'New signing secret' });
+		await shown.waitFor();
+		const secret = (await shown.locator('code').textContent())!;
+		expect(secret).toMatch(/^whsec_/);
+		expect(await tab.page.locator('.facts').textContent()).toMatch(
+			/Signing\s*with the new secret and the old one, until/,
+		);
+		// Reloaded, the page never shows it again.
+		await tab.page.reload();
+		await tab.page.getByRole('heading', { name: 'Deliveries', exact: true }).waitFor();
+		expect(await tab.page.content()).not.toContain(secret);
+
+		await admin.post('/labs', { name: 'Signed twice', tier: 'vm' });
+		await receiver.waitFor(() => receiver.at('/hooks/rotated').length === 1);
+		const [delivery] = receiver.at('/hooks/rotated');
+		for (const key of [secret, created.secret])
+			expect(new Webhook(key).verify(delivery.body, delivery.headers as never)).toMatchObject({
+				type: 'lab.created',
+			});
+	});
+
 	it('changes a member’s role, and deletes a webhook endpoint', async () => {
 		const promoted = await addMember('Ada Promoted', 'ada.promoted@console.test');
 		const endpoint = (

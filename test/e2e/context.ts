@@ -302,6 +302,32 @@ export class E2e {
 	}
 
 	/**
+	 * Waits until the trigger `triggerName` of the workflow keeps, in the static data n8n stored, the
+	 * endpoint's current signing secret (read from the API server's database): each activation gives
+	 * the endpoint a new one, and the old one is accepted for an hour only.
+	 */
+	async triggerKeepsCurrentSecret(workflowId: string, triggerName = 'Member removed') {
+		await eventually(
+			async () => {
+				const stored = await this.client.api<{
+					staticData?: Record<string, { webhookId?: string; webhookSecret?: string }>;
+				}>('GET', `/workflows/${workflowId}`);
+				const kept = stored.staticData?.[`node:${triggerName}`];
+				if (!kept?.webhookId) return false;
+				const db = new Database(this.databasePath, { readonly: true });
+				try {
+					const row = db.prepare('SELECT secret FROM webhooks WHERE id = ?').get(kept.webhookId);
+					return (row as { secret: string } | undefined)?.secret === kept.webhookSecret;
+				} finally {
+					db.close();
+				}
+			},
+			"the trigger's static data to hold its endpoint's current secret",
+			patiently(60_000, this.n8n.log),
+		);
+	}
+
+	/**
 	 * The deliveries to the organization's endpoints that are not held, read from the API server's
 	 * database (a closed org cannot ask). A workflow deactivated after an earlier test holds its
 	 * endpoint, which keeps the organization's later events for it.

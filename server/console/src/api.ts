@@ -58,9 +58,13 @@ export type ResponseOf<P extends keyof paths, M extends Method> =
 			: undefined
 		: never;
 
-/** The JSON request body an operation takes. */
-type BodyOf<P extends keyof paths, M extends Method> =
-	Operation<P, M> extends { requestBody: { content: { 'application/json': infer Body } } }
+/** The JSON request body an operation takes (one it may leave out, too). */
+type BodyOf<P extends keyof paths, M extends Method> = RequestBodyOf<
+	NonNullable<Operation<P, M>['requestBody']>
+>;
+type RequestBodyOf<Request> = [Request] extends [never]
+	? undefined
+	: Request extends { content: { 'application/json': infer Body } }
 		? Body
 		: undefined;
 

@@ -81,6 +81,7 @@ export function workflowActionScenarios(e2e: E2e): void {
 					workflow.nodes.find((node: any) => node.name === 'Check').parameters.jsCode = FIXED;
 				});
 				expect(await e2e.noticesOnceSettled(org, id, removed)).toEqual(removed);
+				await e2e.triggerKeepsCurrentSecret(id);
 				const settled = e2e.deliveriesOf(org);
 				expect(await e2e.endpointsOf(org)).toEqual([
 					expect.objectContaining({ id: endpoint.id, held_since: null }),
@@ -110,6 +111,7 @@ export function workflowActionScenarios(e2e: E2e): void {
 				for (let save = 0; save < 5; save++) await e2e.client.saveAndPublish(id, changeTrigger);
 				const removed = await removing;
 				expect(await e2e.noticesOnceSettled(org, id, removed)).toEqual(removed);
+				await e2e.triggerKeepsCurrentSecret(id);
 				expect(await e2e.endpointsOf(org)).toEqual([
 					expect.objectContaining({ id: endpoint.id, held_since: null }),
 				]);
@@ -131,6 +133,7 @@ export function workflowActionScenarios(e2e: E2e): void {
 				await released(org, endpoint.id);
 				expect(await e2e.noticesOnceSettled(org, id, removed)).toEqual(removed);
 				expect(await e2e.endpointsOf(org)).toHaveLength(1);
+				await e2e.triggerKeepsCurrentSecret(id);
 			},
 			3 * 60_000,
 		);

@@ -10,7 +10,17 @@ import type {
 	EventType,
 	Webhook,
 } from '../types.ts';
-import { act, announce, badge, confirmAction, errorBox, field, formCard, link } from '../ui.ts';
+import {
+	act,
+	announce,
+	badge,
+	confirmAction,
+	errorBox,
+	field,
+	formCard,
+	link,
+	secretOnce,
+} from '../ui.ts';
 import { endpointFields, eventTypes, stateBadge } from './webhooks.ts';
 
 const LIVE_EVERY_MS = 3_000;
@@ -60,8 +70,8 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 	function drawEndpoint(): void {
 		replaceChildren(about, facts(webhook), stateButton());
 		// Held, it is sent nothing until its receiver is back: no test, no recovery.
-		if (webhook.held_since) replaceChildren(controls);
-		else replaceChildren(controls, testForm(), recoverForm());
+		if (webhook.held_since) replaceChildren(controls, rotateForm());
+		else replaceChildren(controls, testForm(), recoverForm(), rotateForm());
 		replaceChildren(editing, editForm());
 	}
 
@@ -161,6 +171,47 @@ export async function deliveriesPage(context: ViewContext): Promise<HTMLElement>
 				announce(said);
 				await drawFirstPage();
 				return said;
+			},
+		});
+	}
+
+	function rotateForm(): HTMLFormElement {
+		return formCard({
+			title: 'Rotate the signing secret',
+			submit: 'Rotate secret',
+			fields: [
+				field(
+					'The old secret',
+					h(
+						'select',
+						{ name: 'old_secret' },
+						h('option', { value: 'day' }, 'Goes on signing for 24 hours'),
+						h('option', { value: 'now' }, 'Stops now (it leaked)'),
+					),
+					'Until it stops, every delivery carries a signature with each secret, so the receiver verifies while you give it the new one.',
+				),
+			],
+			send: async (values, idempotencyKey) => {
+				const endsNow = values.get('old_secret') === 'now';
+				const rotated = await api.post(
+					`${path}/rotate-secret`,
+					{
+						body: endsNow ? { old_secret_expires_at: new Date().toISOString() } : {},
+						idempotencyKey,
+					},
+					endpoint,
+				);
+				const { secret, ...rest } = rotated;
+				webhook = rest;
+				replaceChildren(about, facts(webhook), stateButton());
+				announce('The secret was replaced. Copy the new one now: it is shown once.');
+				return secretOnce(
+					'Signing secret',
+					secret,
+					endsNow
+						? 'Deliveries are signed with this secret only, from now on. The API shows it once, and never again.'
+						: 'Give it to the receiver now; the old secret stops signing in 24 hours. The API shows it once, and never again.',
+				);
 			},
 		});
 	}
@@ -333,6 +384,15 @@ function facts(webhook: Webhook): HTMLElement {
 		h('dd', {}, webhook.event_types.join(', ')),
 		h('dt', {}, 'State'),
 		h('dd', {}, stateBadge(webhook), ...stateDetail(webhook)),
+		webhook.previous_secret_expires_at ? h('dt', {}, 'Signing') : null,
+		webhook.previous_secret_expires_at
+			? h(
+					'dd',
+					{},
+					'with the new secret and the old one, until ',
+					time(webhook.previous_secret_expires_at),
+				)
+			: null,
 		webhook.require_receipt ? h('dt', {}, 'Delivered when') : null,
 		webhook.require_receipt
 			? h(
