@@ -9,6 +9,9 @@ const Flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 const Seconds = z.coerce.number<string>().positive();
 
 const Milliseconds = z.coerce.number().int().min(1).max(3_600_000);
+/** Days, fractions allowed (0.01 is under a quarter of an hour), from about a minute. */
+const Days = z.coerce.number<string>().min(0.001);
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** An absolute http(s) URL clients reach the server at, optionally with a path prefix; no trailing slash. */
 const PublicUrl = z
@@ -40,10 +43,16 @@ const Env = z
 		HTTP_HEADERS_TIMEOUT_MS: Milliseconds.default(10_000),
 		HTTP_REQUEST_TIMEOUT_MS: Milliseconds.default(30_000),
 		HTTP_KEEP_ALIVE_TIMEOUT_MS: Milliseconds.default(5000),
+		EVENT_RETENTION_DAYS: Days.default(90),
+		DELIVERY_RETENTION_DAYS: Days.default(30),
 	})
 	.refine((env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS, {
 		path: ['HTTP_HEADERS_TIMEOUT_MS'],
 		message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
+	})
+	.refine((env) => env.DELIVERY_RETENTION_DAYS <= env.EVENT_RETENTION_DAYS, {
+		path: ['DELIVERY_RETENTION_DAYS'],
+		message: 'must not exceed EVENT_RETENTION_DAYS (a delivery keeps its event)',
 	});
 
 export interface HttpLimits {
@@ -63,6 +72,8 @@ export interface Config {
 	http: HttpLimits;
 	databasePath: string;
 	rateLimit: { requests: number; windowSeconds: number };
+	/** How long the activity log and finished webhook deliveries are kept, by their event's time. */
+	retention: { eventMs: number; deliveryMs: number };
 	webhooks: {
 		allowInsecureUrls: boolean;
 		retryScheduleSeconds: number[];
@@ -92,6 +103,10 @@ export const VARIABLE_MEANINGS: Record<keyof z.input<typeof Env>, string> = {
 	HTTP_HEADERS_TIMEOUT_MS: 'time a client has to send the request headers',
 	HTTP_REQUEST_TIMEOUT_MS: 'time a client has to send the whole request',
 	HTTP_KEEP_ALIVE_TIMEOUT_MS: 'how long an idle keep-alive connection stays open',
+	EVENT_RETENTION_DAYS:
+		'days the activity log keeps an event (fractions allowed); then it is deleted, once no kept delivery refers to it',
+	DELIVERY_RETENTION_DAYS:
+		'days a finished (succeeded or given-up) webhook delivery is kept with its attempts, by its event time; at most EVENT_RETENTION_DAYS',
 };
 
 /** Each configuration variable's default, as a value (undefined: none, as for PUBLIC_URL). */
@@ -142,6 +157,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 		},
 		databasePath: e.DATABASE_PATH,
 		rateLimit: { requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_S },
+		retention: {
+			eventMs: e.EVENT_RETENTION_DAYS * DAY_MS,
+			deliveryMs: e.DELIVERY_RETENTION_DAYS * DAY_MS,
+		},
 		webhooks: {
 			allowInsecureUrls: e.WEBHOOK_ALLOW_INSECURE_URLS,
 			retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE_S,

@@ -62,22 +62,35 @@ export async function startServer(
 			allowInsecureWebhookUrls: config.webhooks.allowInsecureUrls,
 			webhookDnsTimeoutMs: config.webhooks.dnsTimeoutMs,
 			webhookRetryScheduleSeconds: config.webhooks.retryScheduleSeconds,
+			retention: config.retention,
 			clock,
 		},
 		repos,
 	);
-	// Hourly upkeep: expired idempotency keys, and endpoints held too long (their receiver gone).
-	// A failure (a full disk, say) is logged and tried again the next hour.
+	// Upkeep, hourly (more often with a retention under a day): expired idempotency keys, endpoints
+	// held too long (their receiver gone), and events and deliveries past their retention, in
+	// batches between which requests run. A failure (a full disk, say) is logged and tried again.
+	let closed = false;
+	/** The upkeep running now, if one is: the next waits for it to end rather than piling up. */
+	let upkeepRun: Promise<void> | undefined;
+	const betweenBatches = () =>
+		new Promise<boolean>((resolve) => setImmediate(() => resolve(!closed)));
 	const upkeep = () => {
-		try {
-			services.idempotency.purgeExpired();
-			services.webhooks.deleteLongHeld();
-		} catch (error) {
-			logger.error('hourly upkeep failed', error);
-		}
+		upkeepRun ??= (async () => {
+			try {
+				services.idempotency.purgeExpired();
+				services.webhooks.deleteLongHeld();
+				await services.retention.prune(betweenBatches);
+			} catch (error) {
+				if (!closed) logger.error('upkeep failed', error);
+			} finally {
+				upkeepRun = undefined;
+			}
+		})();
 	};
 	upkeep();
-	const upkeepTimer = setInterval(upkeep, HOUR_MS);
+	const upkeepEveryMs = Math.max(1000, Math.min(HOUR_MS, services.retention.shortestMs / 24));
+	const upkeepTimer = setInterval(upkeep, upkeepEveryMs);
 	upkeepTimer.unref();
 
 	const dispatcher = new WebhookDispatcher(services.deliveries, config.webhooks, logger, clock);
@@ -107,7 +120,9 @@ export async function startServer(
 			});
 		});
 	} catch (error) {
+		closed = true;
 		clearInterval(upkeepTimer);
+		await upkeepRun;
 		await dispatcher.stop();
 		await checkpoints?.stop();
 		db.close();
@@ -121,7 +136,9 @@ export async function startServer(
 	let closing: Promise<void> | undefined;
 	const close = (): Promise<void> => {
 		closing ??= (async () => {
+			closed = true;
 			clearInterval(upkeepTimer);
+			await upkeepRun;
 			await http.shutdown(SHUTDOWN_GRACE_MS);
 			await dispatcher.stop();
 			await checkpoints?.stop();

@@ -1,4 +1,4 @@
--- user_version 10
+-- user_version 11
 CREATE INDEX api_keys_active_by_user ON api_keys(user_id) WHERE revoked_at IS NULL;
 CREATE UNIQUE INDEX api_keys_active_name ON api_keys(org_id, name) WHERE revoked_at IS NULL;
 CREATE INDEX api_keys_by_org ON api_keys(org_id, seq);
@@ -11,6 +11,7 @@ CREATE INDEX labs_by_org ON labs(org_id, seq);
 CREATE INDEX sessions_by_org ON sessions(org_id, seq);
 CREATE INDEX users_active_by_org ON users(org_id, seq) WHERE removed_at IS NULL;
 CREATE UNIQUE INDEX users_active_email ON users(org_id, email) WHERE removed_at IS NULL;
+CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries(event_id);
 CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, seq);
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries(webhook_id, next_attempt_at) WHERE status IN ('pending', 'failed');
 CREATE INDEX webhook_deliveries_given_up ON webhook_deliveries(webhook_id, seq) WHERE status IN ('failed', 'exhausted');

@@ -298,6 +298,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhooks ADD COLUMN previous_secret_expires_at INTEGER;
     `,
 	},
+	{
+		version: 11,
+		name: 'retention',
+		sql: `
+      -- Events and deliveries are deleted once older than their retention: an event only once no
+      -- delivery refers to it, which this index answers (and the foreign key's check on delete).
+      CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries(event_id);
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

@@ -159,6 +159,8 @@ export class DeliveryRepository {
 	readonly #resend;
 	readonly #recover;
 	readonly #skipHeld;
+	readonly #oldestAfter;
+	readonly #deleteSeqs;
 
 	constructor(db: Database) {
 		this.#subscribedWebhooks = db.prepare<
@@ -303,6 +305,16 @@ export class DeliveryRepository {
          SELECT d.seq FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
          WHERE d.webhook_id = @webhook AND d.status IN ('failed', 'exhausted') AND e.occurred_at >= @since
        )`,
+		);
+		this.#oldestAfter = db.prepare<
+			{ after: number; limit: number },
+			{ seq: number; status: DeliveryStatus; occurred_at: string }
+		>(
+			`SELECT d.seq, d.status, e.occurred_at FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       WHERE d.seq > @after ORDER BY d.seq LIMIT @limit`,
+		);
+		this.#deleteSeqs = db.prepare<[string]>(
+			'DELETE FROM webhook_deliveries WHERE seq IN (SELECT value FROM json_each(?))',
 		);
 		this.#skipHeld = db.prepare<{ webhook: string; since: string; reason: string }>(
 			`UPDATE webhook_deliveries
@@ -462,6 +474,25 @@ export class DeliveryRepository {
 	 */
 	skipHeld(webhookId: string, since: string, reason: string): number {
 		return this.#skipHeld.run({ webhook: webhookId, since, reason }).changes;
+	}
+
+	/**
+	 * One step of the retention: of the `limit` oldest deliveries after `after` (by seq, which follows
+	 * their events' time), deletes with their attempts those of events before `cutoff` that are final
+	 * (succeeded or given up; open ones are still being sent). `next`: where the next step starts, or
+	 * null once a delivery of an event at or after `cutoff` was reached. Call inside a transaction.
+	 */
+	pruneFinalBefore(
+		after: number,
+		cutoff: string,
+		limit: number,
+	): { deleted: number; next: number | null } {
+		const rows = this.#oldestAfter.all({ after, limit });
+		const old = rows.filter((row) => row.occurred_at < cutoff);
+		const final = old.filter((row) => row.status === 'succeeded' || row.status === 'exhausted');
+		const deleted = this.#deleteSeqs.run(JSON.stringify(final.map((row) => row.seq))).changes;
+		const done = old.length < rows.length || rows.length < limit;
+		return { deleted, next: done ? null : rows.at(-1)!.seq };
 	}
 
 	/** Every failed or given-up delivery of the endpoint of an event since `since`, due now on a fresh schedule. */

@@ -38,11 +38,21 @@ export class EventRepository {
 	readonly #insert;
 	readonly #pageNewestFirst;
 	readonly #pageNewestFirstWithin;
+	readonly #oldestAfter;
+	readonly #deleteUnreferenced;
 	readonly #db: Database;
 	/** By how many types they filter on. */
 	readonly #pagesOfTypes = new Map<number, Statement<FilterParams, EventRow>>();
 
 	constructor(db: Database) {
+		this.#oldestAfter = db.prepare<
+			{ after: number; limit: number },
+			{ seq: number; occurred_at: string }
+		>('SELECT seq, occurred_at FROM events WHERE seq > @after ORDER BY seq LIMIT @limit');
+		this.#deleteUnreferenced = db.prepare<[string]>(
+			`DELETE FROM events WHERE seq IN (SELECT value FROM json_each(?))
+       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)`,
+		);
 		this.#insert = db.prepare<NewEvent>(
 			`INSERT INTO events (id, org_id, type, actor, occurred_at, data, test)
        VALUES (@id, @org_id, @type, @actor, @occurred_at, @data, @test)`,
@@ -55,6 +65,24 @@ export class EventRepository {
        ORDER BY seq DESC LIMIT @limit`,
 		);
 		this.#db = db;
+	}
+
+	/**
+	 * One step of the retention: of the `limit` oldest events after `after` (by seq, which follows
+	 * their time), deletes those before `cutoff` that no delivery refers to any more. `next`: where
+	 * the next step starts, or null once an event at or after `cutoff` was reached. Call inside a
+	 * transaction.
+	 */
+	pruneBefore(
+		after: number,
+		cutoff: string,
+		limit: number,
+	): { deleted: number; next: number | null } {
+		const rows = this.#oldestAfter.all({ after, limit });
+		const old = rows.filter((row) => row.occurred_at < cutoff);
+		const deleted = this.#deleteUnreferenced.run(JSON.stringify(old.map((row) => row.seq))).changes;
+		const done = old.length < rows.length || rows.length < limit;
+		return { deleted, next: done ? null : rows.at(-1)!.seq };
 	}
 
 	insert(event: NewEvent): void {

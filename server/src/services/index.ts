@@ -10,6 +10,7 @@ import { LabService } from './labs.ts';
 import { MemberService } from './members.ts';
 import { OrgService } from './orgs.ts';
 import { ResourceScope } from './resource-scope.ts';
+import { RetentionService } from './retention.ts';
 import { SessionService } from './sessions.ts';
 import { WebhookService } from './webhooks.ts';
 
@@ -23,8 +24,12 @@ export interface Services {
 	webhooks: WebhookService;
 	deliveries: DeliveryService;
 	idempotency: IdempotencyService;
+	retention: RetentionService;
 	scope: ResourceScope;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_RETENTION = { eventMs: 90 * DAY_MS, deliveryMs: 30 * DAY_MS };
 
 interface ServiceOptions {
 	allowInsecureWebhookUrls: boolean;
@@ -33,6 +38,8 @@ interface ServiceOptions {
 	webhookLookup?: LookupAll;
 	/** Delays between webhook delivery attempts (`WEBHOOK_RETRY_SCHEDULE_S`). */
 	webhookRetryScheduleSeconds: readonly number[];
+	/** How long events and finished deliveries are kept (default 90 and 30 days). */
+	retention?: { eventMs: number; deliveryMs: number };
 	clock?: Clock;
 }
 
@@ -63,6 +70,7 @@ export function createServices(
 			retryScheduleSeconds: options.webhookRetryScheduleSeconds,
 		}),
 		idempotency: new IdempotencyService(deps),
+		retention: new RetentionService(deps, options.retention ?? DEFAULT_RETENTION),
 		scope: new ResourceScope(repos),
 	};
 }
