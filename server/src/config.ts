@@ -39,6 +39,7 @@ const Env = z
 		WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10000),
 		WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
 		WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+		WEBHOOK_ORG_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
 		WEBHOOK_DNS_TIMEOUT_MS: Milliseconds.default(5000),
 		HTTP_HEADERS_TIMEOUT_MS: Milliseconds.default(10_000),
 		HTTP_REQUEST_TIMEOUT_MS: Milliseconds.default(30_000),
@@ -80,6 +81,7 @@ export interface Config {
 		timeoutMs: number;
 		concurrency: number;
 		endpointConcurrency: number;
+		orgConcurrency: number;
 		dnsTimeoutMs: number;
 	};
 }
@@ -99,6 +101,8 @@ export const VARIABLE_MEANINGS: Record<keyof z.input<typeof Env>, string> = {
 	WEBHOOK_CONCURRENCY: 'webhook deliveries in flight at once',
 	WEBHOOK_ENDPOINT_CONCURRENCY:
 		'webhook deliveries in flight at once to one endpoint (a backlog goes at its pace)',
+	WEBHOOK_ORG_CONCURRENCY:
+		"webhook deliveries in flight at once to one organization's endpoints (the others' always find a slot)",
 	WEBHOOK_DNS_TIMEOUT_MS: 'bound on resolving a webhook host when an endpoint is created',
 	HTTP_HEADERS_TIMEOUT_MS: 'time a client has to send the request headers',
 	HTTP_REQUEST_TIMEOUT_MS: 'time a client has to send the whole request',
@@ -167,6 +171,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			timeoutMs: e.WEBHOOK_TIMEOUT_MS,
 			concurrency: e.WEBHOOK_CONCURRENCY,
 			endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
+			orgConcurrency: e.WEBHOOK_ORG_CONCURRENCY,
 			dnsTimeoutMs: e.WEBHOOK_DNS_TIMEOUT_MS,
 		},
 	};

@@ -183,19 +183,17 @@ export class DeliveryRepository {
        VALUES (@id, @webhook_id, @event_id, @status, @next_attempt_at, @last_error, @next_cause)`,
 		);
 		// A loose index scan: one seek per endpoint with open deliveries, however many each has.
-		this.#openEndpoints = db
-			.prepare<[], string>(
-				`WITH RECURSIVE open(webhook_id) AS (
+		this.#openEndpoints = db.prepare<[], { webhook_id: string; org_id: string }>(
+			`WITH RECURSIVE open(webhook_id) AS (
            SELECT (SELECT webhook_id FROM webhook_deliveries d WHERE ${OPEN} ORDER BY webhook_id LIMIT 1)
            UNION ALL
            SELECT (SELECT webhook_id FROM webhook_deliveries d WHERE ${OPEN} AND d.webhook_id > open.webhook_id
                    ORDER BY webhook_id LIMIT 1)
            FROM open WHERE open.webhook_id IS NOT NULL
          )
-         SELECT o.webhook_id FROM open o JOIN webhooks w ON w.id = o.webhook_id
+         SELECT o.webhook_id, w.org_id FROM open o JOIN webhooks w ON w.id = o.webhook_id
          WHERE w.disabled_at IS NULL AND w.held_since IS NULL`,
-			)
-			.pluck();
+		);
 		this.#dueOf = db.prepare<{ webhook: string; now: number; limit: number }, DueDelivery>(
 			`SELECT d.seq, d.id, d.attempts, d.schedule_start, d.revision, d.resends, w.url, w.secret,
               CASE WHEN w.previous_secret_expires_at > @now THEN w.previous_secret END AS previous_secret,
@@ -363,8 +361,8 @@ export class DeliveryRepository {
 		return id;
 	}
 
-	/** The enabled endpoints that have pending or failed deliveries, in id order. */
-	endpointsWithOpenDeliveries(): string[] {
+	/** The enabled endpoints that have pending or failed deliveries, with their organization, in id order. */
+	endpointsWithOpenDeliveries(): Array<{ webhook_id: string; org_id: string }> {
 		return this.#openEndpoints.all();
 	}
 

@@ -43,6 +43,7 @@ export class DeliveryService extends DomainService {
 	/** The longest a `Retry-After` may make a delivery wait: the schedule's longest step. */
 	readonly #maxRetryAfterMs: number;
 	readonly #random: () => number;
+	/** Advanced by each claim, so that each starts with another organization and endpoint. */
 	#rotation = 0;
 
 	constructor(
@@ -61,22 +62,48 @@ export class DeliveryService extends DomainService {
 	}
 
 	/**
-	 * Claims due deliveries for `leaseMs`, so no one else sends them meanwhile: endpoint by endpoint,
-	 * starting with a different one each time, at most `slotsOf(endpoint)` of each and `total` in
-	 * all. An endpoint with a long backlog thus goes at its own pace and holds up no other.
+	 * Claims due deliveries for `leaseMs`, so no one else sends them meanwhile: organization by
+	 * organization, then endpoint by endpoint, starting with a different one each time; at most
+	 * `slotsOf(endpoint)` of each endpoint, `orgSlotsOf(organization)` of each organization and
+	 * `total` in all. Each organization first gets its share of `total`, then what others left. So
+	 * one organization's many endpoints, or one endpoint's long backlog, go at their own pace and
+	 * hold up no one else's deliveries.
 	 */
-	claimDue(total: number, slotsOf: (webhookId: string) => number, leaseMs: number): DueDelivery[] {
+	claimDue(
+		total: number,
+		slotsOf: (webhookId: string) => number,
+		leaseMs: number,
+		orgSlotsOf: (orgId: string) => number = () => total,
+	): DueDelivery[] {
 		const now = this.clock.now();
 		return this.transaction(() => {
 			const claimed: DueDelivery[] = [];
-			const endpoints = this.repos.deliveries.endpointsWithOpenDeliveries();
-			this.#rotation = (this.#rotation + 1) % Math.max(1, endpoints.length);
-			const ordered = [...endpoints.slice(this.#rotation), ...endpoints.slice(0, this.#rotation)];
-			for (const webhookId of ordered) {
-				const limit = Math.min(slotsOf(webhookId), total - claimed.length);
-				if (limit <= 0) continue;
-				claimed.push(...this.repos.deliveries.claimDueOf(webhookId, now, limit, now + leaseMs));
-				if (claimed.length >= total) break;
+			const byOrg = new Map<string, string[]>();
+			for (const { webhook_id, org_id } of this.repos.deliveries.endpointsWithOpenDeliveries())
+				byOrg.set(org_id, [...(byOrg.get(org_id) ?? []), webhook_id]);
+			this.#rotation++;
+			const orgs = rotated([...byOrg.keys()], this.#rotation);
+			const orgLeft = new Map(orgs.map((org) => [org, orgSlotsOf(org)]));
+			const endpointLeft = new Map<string, number>();
+			for (const pass of ['share', 'rest'] as const) {
+				for (const [index, org] of orgs.entries()) {
+					const free = total - claimed.length;
+					if (free <= 0) return claimed;
+					const share = pass === 'share' ? Math.ceil(free / (orgs.length - index)) : free;
+					let limit = Math.min(share, orgLeft.get(org)!);
+					for (const webhookId of rotated(byOrg.get(org)!, this.#rotation)) {
+						if (limit <= 0) break;
+						const left = endpointLeft.get(webhookId) ?? slotsOf(webhookId);
+						const count = Math.min(left, limit);
+						if (count <= 0) continue;
+						const due = this.repos.deliveries.claimDueOf(webhookId, now, count, now + leaseMs);
+						claimed.push(...due);
+						limit -= due.length;
+						orgLeft.set(org, orgLeft.get(org)! - due.length);
+						// An endpoint with fewer due than it could take has none left to claim.
+						endpointLeft.set(webhookId, due.length < count ? 0 : left - due.length);
+					}
+				}
 			}
 			return claimed;
 		});
@@ -84,14 +111,18 @@ export class DeliveryService extends DomainService {
 
 	/**
 	 * Milliseconds until the next unclaimed open delivery is due (0 if one is), or null when there is
-	 * none; endpoints without a free slot are left out (a finishing send of theirs wakes the dispatcher).
+	 * none; endpoints (or organizations) without a free slot are left out (a finishing send of theirs
+	 * wakes the dispatcher).
 	 */
-	msUntilNextDue(slotsOf: (webhookId: string) => number = () => 1): number | null {
+	msUntilNextDue(
+		slotsOf: (webhookId: string) => number = () => 1,
+		orgSlotsOf: (orgId: string) => number = () => 1,
+	): number | null {
 		const now = this.clock.now();
 		let next: number | null = null;
-		for (const webhookId of this.repos.deliveries.endpointsWithOpenDeliveries()) {
-			if (slotsOf(webhookId) <= 0) continue;
-			const due = this.repos.deliveries.nextDueAtOf(webhookId, now);
+		for (const { webhook_id, org_id } of this.repos.deliveries.endpointsWithOpenDeliveries()) {
+			if (slotsOf(webhook_id) <= 0 || orgSlotsOf(org_id) <= 0) continue;
+			const due = this.repos.deliveries.nextDueAtOf(webhook_id, now);
 			if (due !== null && (next === null || due < next)) next = due;
 		}
 		return next === null ? null : Math.max(0, next - now);
@@ -212,6 +243,12 @@ export class DeliveryService extends DomainService {
 			next_attempt_at: Math.max(stepDueAt, askedMs === null ? 0 : now + askedMs),
 		};
 	}
+}
+
+/** `items` starting at `start` (modulo their number), and wrapping around. */
+function rotated<T>(items: readonly T[], start: number): T[] {
+	const at = items.length === 0 ? 0 : start % items.length;
+	return [...items.slice(at), ...items.slice(0, at)];
 }
 
 /** What a delivery's next attempt starts with when nothing special is asked: the schedule's own step. */

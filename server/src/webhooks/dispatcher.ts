@@ -16,6 +16,8 @@ interface DispatcherOptions {
 	concurrency: number;
 	/** Sends in flight at once to one endpoint: the next goes when one is answered. */
 	endpointConcurrency: number;
+	/** Sends in flight at once to one organization's endpoints: the others' always find a slot. */
+	orgConcurrency: number;
 }
 
 const LEASE_MARGIN_MS = 5_000;
@@ -34,8 +36,9 @@ export class WebhookDispatcher {
 	readonly #logger: Logger;
 	readonly #sender: WebhookSender;
 	readonly #inFlight = new Set<Promise<void>>();
-	/** Sends in flight, by endpoint. */
+	/** Sends in flight, by endpoint and by organization. */
 	readonly #inFlightTo = new Map<string, number>();
+	readonly #inFlightOf = new Map<string, number>();
 	/** Attempts answered since the last pass, recorded together by the next. */
 	#answered: Answer[] = [];
 	/**
@@ -48,6 +51,9 @@ export class WebhookDispatcher {
 		const free = this.#options.endpointConcurrency - busy;
 		return busy === 0 || free >= Math.ceil(this.#options.endpointConcurrency / 4) ? free : 0;
 	};
+	/** The sends an organization may be given now. */
+	readonly #orgSlotsOf = (orgId: string) =>
+		this.#options.orgConcurrency - (this.#inFlightOf.get(orgId) ?? 0);
 	#wakeScheduled = false;
 	#timer: NodeJS.Timeout | undefined;
 	#stopped = false;
@@ -137,19 +143,19 @@ export class WebhookDispatcher {
 			free,
 			this.#slotsOf,
 			this.#options.timeoutMs + LEASE_MARGIN_MS,
+			this.#orgSlotsOf,
 		);
 		for (const delivery of claimed) {
-			const endpoint = delivery.webhook_id;
-			this.#inFlightTo.set(endpoint, (this.#inFlightTo.get(endpoint) ?? 0) + 1);
+			count(this.#inFlightTo, delivery.webhook_id, +1);
+			count(this.#inFlightOf, delivery.org_id, +1);
 			const sending: Promise<void> = this.#deliver(delivery)
 				.catch((error) =>
 					this.#logger.error(`webhook delivery ${delivery.id} failed unexpectedly`, error),
 				)
 				.finally(() => {
 					this.#inFlight.delete(sending);
-					const left = this.#inFlightTo.get(endpoint)! - 1;
-					if (left === 0) this.#inFlightTo.delete(endpoint);
-					else this.#inFlightTo.set(endpoint, left);
+					count(this.#inFlightTo, delivery.webhook_id, -1);
+					count(this.#inFlightOf, delivery.org_id, -1);
 					this.wake();
 				});
 			this.#inFlight.add(sending);
@@ -159,7 +165,7 @@ export class WebhookDispatcher {
 
 	#sleepUntilNextDue(): void {
 		clearTimeout(this.#timer);
-		const waitMs = this.#deliveries.msUntilNextDue(this.#slotsOf);
+		const waitMs = this.#deliveries.msUntilNextDue(this.#slotsOf, this.#orgSlotsOf);
 		if (waitMs === null) return;
 		this.#timer = setTimeout(() => this.wake(), Math.min(waitMs, MAX_SLEEP_MS));
 	}
@@ -186,4 +192,11 @@ export class WebhookDispatcher {
 		});
 		if (result) this.#answered.push({ delivery, result, startedAt, endedAt: this.#clock.now() });
 	}
+}
+
+/** Adds `by` to the count of `key`, forgetting a key whose count is back to 0. */
+function count(counts: Map<string, number>, key: string, by: number): void {
+	const now = (counts.get(key) ?? 0) + by;
+	if (now === 0) counts.delete(key);
+	else counts.set(key, now);
 }
