@@ -1,4 +1,4 @@
--- user_version 11
+-- user_version 12
 CREATE INDEX api_keys_active_by_user ON api_keys(user_id) WHERE revoked_at IS NULL;
 CREATE UNIQUE INDEX api_keys_active_name ON api_keys(org_id, name) WHERE revoked_at IS NULL;
 CREATE INDEX api_keys_by_org ON api_keys(org_id, seq);
@@ -28,6 +28,7 @@ CREATE TABLE sessions (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id 
 CREATE TABLE users (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), email TEXT NOT NULL, name TEXT NOT NULL, role TEXT NOT NULL CHECK (role IN ('admin', 'trainer')), created_at TEXT NOT NULL, removed_at TEXT);
 CREATE TABLE webhook_deliveries (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE, event_id TEXT NOT NULL REFERENCES events(id), status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'exhausted')), attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER, claimed_until INTEGER, last_status_code INTEGER, last_error TEXT, last_attempt_at TEXT , resends INTEGER NOT NULL DEFAULT 0, revision INTEGER NOT NULL DEFAULT 0, schedule_start INTEGER NOT NULL DEFAULT 0, next_cause TEXT NOT NULL DEFAULT 'schedule', step_due_at INTEGER, early_retries INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE webhook_delivery_attempts (delivery_seq INTEGER NOT NULL REFERENCES webhook_deliveries(seq) ON DELETE CASCADE, attempt INTEGER NOT NULL, attempted_at TEXT NOT NULL, duration_ms INTEGER NOT NULL, status_code INTEGER, error TEXT, cause TEXT NOT NULL DEFAULT 'schedule', response_headers TEXT, response_body TEXT, response_body_truncated INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (delivery_seq, attempt)) WITHOUT ROWID;
+CREATE TABLE webhook_recoveries (webhook_id TEXT PRIMARY KEY REFERENCES webhooks(id) ON DELETE CASCADE, next_seq INTEGER NOT NULL, through_seq INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE webhooks (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), url TEXT NOT NULL, event_types TEXT NOT NULL, description TEXT, secret TEXT NOT NULL, created_at TEXT NOT NULL, disabled_at TEXT, held_since TEXT, require_receipt INTEGER NOT NULL DEFAULT 0 CHECK (require_receipt IN (0, 1)), previous_secret TEXT, previous_secret_expires_at INTEGER, UNIQUE (org_id, url));
 CREATE TRIGGER api_keys_bounds_insert BEFORE INSERT ON api_keys WHEN NOT (length(NEW.name) BETWEEN 1 AND 200) BEGIN SELECT RAISE(ABORT, 'bounds: api_keys'); END;
 CREATE TRIGGER api_keys_bounds_update BEFORE UPDATE ON api_keys WHEN NOT (length(NEW.name) BETWEEN 1 AND 200) BEGIN SELECT RAISE(ABORT, 'bounds: api_keys'); END;

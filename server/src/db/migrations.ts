@@ -307,6 +307,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries(event_id);
     `,
 	},
+	{
+		version: 12,
+		name: 'recoveries in batches',
+		sql: `
+      -- A recovery under way: the endpoint's failed and given-up deliveries from next_seq through
+      -- through_seq are queued again a batch at a time, so that however many there are, no
+      -- transaction is long and requests go on; kept here, it goes on after a restart.
+      CREATE TABLE webhook_recoveries (
+        webhook_id  TEXT PRIMARY KEY REFERENCES webhooks(id) ON DELETE CASCADE,
+        next_seq    INTEGER NOT NULL,
+        through_seq INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

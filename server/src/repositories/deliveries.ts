@@ -157,7 +157,14 @@ export class DeliveryRepository {
 	readonly #pageNewestFirstFiltered;
 	readonly #find;
 	readonly #resend;
-	readonly #recover;
+	readonly #firstAtOrAfter;
+	readonly #seqRange;
+	readonly #countGivenUp;
+	readonly #saveRecovery;
+	readonly #nextRecovery;
+	readonly #recoverBatch;
+	readonly #advanceRecovery;
+	readonly #endRecovery;
 	readonly #skipHeld;
 	readonly #oldestAfter;
 	readonly #deleteSeqs;
@@ -295,15 +302,53 @@ export class DeliveryRepository {
            step_due_at = NULL, early_retries = 0, resends = resends + 1, revision = revision + 1
        WHERE seq = ?`,
 		);
-		this.#recover = db.prepare<{ webhook: string; since: string; now: number }>(
-			`UPDATE webhook_deliveries
-       SET status = 'pending', next_attempt_at = @now, schedule_start = attempts, next_cause = 'recovery',
-           step_due_at = NULL, early_retries = 0, revision = revision + 1
-       WHERE seq IN (
-         SELECT d.seq FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-         WHERE d.webhook_id = @webhook AND d.status IN ('failed', 'exhausted') AND e.occurred_at >= @since
-       )`,
+		this.#firstAtOrAfter = db.prepare<
+			{ webhook: string; seq: number },
+			{ seq: number; occurred_at: string }
+		>(
+			`SELECT d.seq, e.occurred_at FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       WHERE d.webhook_id = @webhook AND d.seq >= @seq ORDER BY d.seq LIMIT 1`,
 		);
+		this.#seqRange = db.prepare<[string], { first: number | null; last: number | null }>(
+			'SELECT min(seq) AS first, max(seq) AS last FROM webhook_deliveries WHERE webhook_id = ?',
+		);
+		this.#countGivenUp = db
+			.prepare<{ webhook: string; from: number; through: number }, number>(
+				`SELECT count(*) FROM webhook_deliveries
+         WHERE webhook_id = @webhook AND status IN ('failed', 'exhausted') AND seq BETWEEN @from AND @through`,
+			)
+			.pluck();
+		this.#saveRecovery = db.prepare<{ webhook: string; from: number; through: number }>(
+			`INSERT INTO webhook_recoveries (webhook_id, next_seq, through_seq) VALUES (@webhook, @from, @through)
+       ON CONFLICT (webhook_id) DO UPDATE SET next_seq = min(next_seq, @from), through_seq = max(through_seq, @through)`,
+		);
+		this.#nextRecovery = db.prepare<
+			{ webhook: string | null },
+			{ webhook_id: string; next_seq: number; through_seq: number }
+		>(
+			`SELECT webhook_id, next_seq, through_seq FROM webhook_recoveries
+       WHERE @webhook IS NULL OR webhook_id = @webhook ORDER BY webhook_id LIMIT 1`,
+		);
+		this.#recoverBatch = db
+			.prepare<
+				{ webhook: string; next: number; through: number; now: number; limit: number },
+				number
+			>(
+				`UPDATE webhook_deliveries
+         SET status = 'pending', next_attempt_at = @now, schedule_start = attempts, next_cause = 'recovery',
+             step_due_at = NULL, early_retries = 0, revision = revision + 1
+         WHERE seq IN (
+           SELECT seq FROM webhook_deliveries
+           WHERE webhook_id = @webhook AND status IN ('failed', 'exhausted') AND seq BETWEEN @next AND @through
+           ORDER BY seq LIMIT @limit
+         )
+         RETURNING seq`,
+			)
+			.pluck();
+		this.#advanceRecovery = db.prepare<[number, string]>(
+			'UPDATE webhook_recoveries SET next_seq = ? WHERE webhook_id = ?',
+		);
+		this.#endRecovery = db.prepare<[string]>('DELETE FROM webhook_recoveries WHERE webhook_id = ?');
 		this.#oldestAfter = db.prepare<
 			{ after: number; limit: number },
 			{ seq: number; status: DeliveryStatus; occurred_at: string }
@@ -431,8 +476,12 @@ export class DeliveryRepository {
 		return this.#releaseAllClaims.run().changes;
 	}
 
-	/** Gives up the endpoint's pending and failed deliveries (a recovery can send them again). */
+	/**
+	 * Gives up the endpoint's pending and failed deliveries, and ends a recovery under way (a
+	 * recovery can send them again).
+	 */
 	giveUpOpenOfWebhook(webhookId: string, reason: string): number {
+		this.#endRecovery.run(webhookId);
 		return this.#giveUpOpenOfWebhook.run(reason, webhookId).changes;
 	}
 
@@ -493,8 +542,58 @@ export class DeliveryRepository {
 		return { deleted, next: done ? null : rows.at(-1)!.seq };
 	}
 
-	/** Every failed or given-up delivery of the endpoint of an event since `since`, due now on a fresh schedule. */
-	recover(webhookId: string, since: string, now: number): number {
-		return this.#recover.run({ webhook: webhookId, since, now }).changes;
+	/**
+	 * Starts a recovery of every failed or given-up delivery of the endpoint of an event since
+	 * `since` that exists now, carried out a batch at a time by `recoverBatch`; one under way for the
+	 * endpoint is widened to cover both. Returns how many deliveries it queues.
+	 */
+	startRecovery(webhookId: string, since: string): number {
+		const from = this.#firstOfEventsSince(webhookId, since);
+		if (from === null) return 0;
+		const through = this.#seqRange.get(webhookId)!.last!;
+		const count = this.#countGivenUp.get({ webhook: webhookId, from, through })!;
+		if (count > 0) this.#saveRecovery.run({ webhook: webhookId, from, through });
+		return count;
+	}
+
+	/**
+	 * Queues the next `limit` deliveries of a recovery under way (the endpoint's, or any), due `now`
+	 * on a fresh schedule; call inside a transaction. False when there was none.
+	 */
+	recoverBatch(now: number, limit: number, webhookId: string | null = null): boolean {
+		const recovery = this.#nextRecovery.get({ webhook: webhookId });
+		if (!recovery) return false;
+		const { webhook_id: webhook, next_seq: next, through_seq: through } = recovery;
+		const queued = this.#recoverBatch.all({ webhook, next, through, now, limit });
+		if (queued.length < limit) this.#endRecovery.run(webhook);
+		else this.#advanceRecovery.run(Math.max(...queued) + 1, webhook);
+		return true;
+	}
+
+	/** Whether a recovery has deliveries left to queue. */
+	recoveryUnderWay(): boolean {
+		return this.#nextRecovery.get({ webhook: null }) !== undefined;
+	}
+
+	/**
+	 * The first delivery of the endpoint whose event occurred at or after `since`, found by bisecting
+	 * its deliveries (their order is that of their events' time): a few index lookups, however many
+	 * it has. Null when it has none.
+	 */
+	#firstOfEventsSince(webhookId: string, since: string): number | null {
+		const range = this.#seqRange.get(webhookId)!;
+		if (range.first === null || range.last === null) return null;
+		let [low, high] = [range.first, range.last];
+		let found: number | null = null;
+		while (low <= high) {
+			const middle = Math.floor((low + high) / 2);
+			const row = this.#firstAtOrAfter.get({ webhook: webhookId, seq: middle });
+			if (!row || row.seq > high) high = middle - 1;
+			else if (row.occurred_at >= since) {
+				found = row.seq;
+				high = middle - 1;
+			} else low = row.seq + 1;
+		}
+		return found;
 	}
 }

@@ -4,6 +4,8 @@ import type { AttemptOutcome, DueDelivery, KeptResponse } from '../repositories/
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
 const JITTER = 0.1;
+/** Deliveries a recovery queues per transaction: short enough that requests between barely wait. */
+export const RECOVERY_BATCH = 500;
 /** Early retries a receiver may ask for (`Retry-After`) within one step of the schedule. */
 export const MAX_EARLY_RETRIES_PER_STEP = 10;
 /** The shortest wait a `Retry-After` is taken to ask for. */
@@ -126,6 +128,21 @@ export class DeliveryService extends DomainService {
 			if (due !== null && (next === null || due < next)) next = due;
 		}
 		return next === null ? null : Math.max(0, next - now);
+	}
+
+	/** Whether a recovery has deliveries left to queue. */
+	recoveryUnderWay(): boolean {
+		return this.repos.deliveries.recoveryUnderWay();
+	}
+
+	/**
+	 * Goes on with a recovery under way: queues its next batch, in a transaction of its own. False
+	 * when none is under way. The dispatcher calls it between its passes.
+	 */
+	recoverNextBatch(): boolean {
+		return this.transaction(() =>
+			this.repos.deliveries.recoverBatch(this.clock.now(), RECOVERY_BATCH),
+		);
 	}
 
 	/**

@@ -103,6 +103,7 @@ export class WebhookDispatcher {
 			else if (
 				this.#wakeScheduled ||
 				this.#answered.length > 0 ||
+				this.#deliveries.recoveryUnderWay() ||
 				this.#deliveries.msUntilNextDue() === 0
 			)
 				await new Promise((resolve) => setImmediate(resolve));
@@ -137,6 +138,8 @@ export class WebhookDispatcher {
 	#pump(): void {
 		if (this.#stopped) return;
 		this.#recordAnswered();
+		// A recovery under way goes on a batch a pass, with requests served between the passes.
+		if (this.#deliveries.recoverNextBatch()) this.wake();
 		const free = this.#options.concurrency - this.#inFlight.size;
 		if (free <= 0) return; // a finishing send wakes us
 		const claimed = this.#deliveries.claimDue(
