@@ -8,6 +8,7 @@ import { benchScaling } from './scaling.mts';
 import { median, ROOT, SMOKE } from './support.mts';
 import { benchThroughput } from './throughput.mts';
 import { benchWebhookDelivery } from './webhook-delivery.mts';
+import { benchWebhookFairness } from './webhook-fairness.mts';
 import { benchWebhookRecovery } from './webhook-recovery.mts';
 
 // `npm run bench`: every benchmark on this machine in one run, one table at the end.
@@ -84,6 +85,21 @@ add(
 	`webhook recovery, ${recovery.backlog.toLocaleString('en')} given-up deliveries to one endpoint`,
 	`recover answered in ${ms(Math.round(recovery.answerMs))}; drained at ${recovery.deliveriesPerSecond}/s (the endpoint's pace: ${recovery.endpointPacePerSecond}/s), at most ${recovery.mostInFlight} in flight; other requests' p99 ${recovery.recoveryP99Ms.toFixed(1)} ms against ${recovery.idleP99Ms.toFixed(1)} ms idle (${p99Ratio.toFixed(2)} ×); another endpoint's deliveries meanwhile p50 ${ms(recovery.otherEndpointP50Ms)} / max ${ms(recovery.otherEndpointMaxMs)}`,
 	`answer < 1 s, ≤ ${recovery.endpointPacePerSecond}/s, p99 ≤ 2 × idle: ${recovery.answerMs < 1000 && recovery.deliveriesPerSecond <= recovery.endpointPacePerSecond && p99Ratio <= 2 ? 'met' : 'MISSED'}`,
+);
+
+const fairnessOptions = SMOKE
+	? { stuckEndpoints: 4, recovered: 400, rounds: 1, windowMs: 2_000, ratePerSecond: 100 }
+	: { stuckEndpoints: 20, recovered: 100_000, rounds: 3, windowMs: 20_000, ratePerSecond: 200 };
+console.error(
+	`one organization's ${fairnessOptions.stuckEndpoints} never-answering endpoints recovering ${fairnessOptions.recovered.toLocaleString('en')} deliveries while another's are delivered (${fairnessOptions.rounds} interleaved rounds of ${fairnessOptions.windowMs / 1000} s against the same load with nothing recovered)…`,
+);
+const fairness = await benchWebhookFairness(fairnessOptions);
+const otherRatio = fairness.other.recoveryP99Ms / fairness.other.idleP99Ms;
+const requestsRatio = fairness.requests.recoveryP99Ms / fairness.requests.idleP99Ms;
+add(
+	`webhook fairness, ${fairness.recovered.toLocaleString('en')} deliveries recovered to ${fairness.stuckEndpoints} endpoints that never answer`,
+	`recover answered in ${ms(Math.round(fairness.recoverAnswerMs))}; another organization's deliveries p50 ${ms(fairness.other.recoveryP50Ms)} / p99 ${ms(fairness.other.recoveryP99Ms)} against ${ms(fairness.other.idleP50Ms)} / ${ms(fairness.other.idleP99Ms)} idle (p99 ${otherRatio.toFixed(2)} ×); other requests' p99 ${fairness.requests.recoveryP99Ms.toFixed(1)} ms against ${fairness.requests.idleP99Ms.toFixed(1)} ms idle (${requestsRatio.toFixed(2)} ×)`,
+	`other deliveries p99 ≤ 2 × idle and p50 < 1 s, requests p99 ≤ 2 × idle: ${otherRatio <= 2 && fairness.other.recoveryP50Ms < 1000 && requestsRatio <= 2 ? 'met' : 'MISSED'}`,
 );
 
 console.error(

@@ -5,7 +5,7 @@ import { DomainService, type ServiceDeps } from './domain-service.ts';
 
 const JITTER = 0.1;
 /** Deliveries a recovery queues per transaction: short enough that requests between barely wait. */
-export const RECOVERY_BATCH = 500;
+export const RECOVERY_BATCH = 100;
 /** Early retries a receiver may ask for (`Retry-After`) within one step of the schedule. */
 export const MAX_EARLY_RETRIES_PER_STEP = 10;
 /** The shortest wait a `Retry-After` is taken to ask for. */

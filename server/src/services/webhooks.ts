@@ -27,7 +27,6 @@ import { DEFAULT_SECRET_OVERLAP_MS, MAX_SECRET_OVERLAP_MS } from '../schemas/web
 import { systemActor, type Actor } from '../core/actor.ts';
 import { BOUNDS } from '../schemas/bounds.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
-import { RECOVERY_BATCH } from './deliveries.ts';
 
 export class WebhookService extends DomainService {
 	readonly #allowInsecureUrls: boolean;
@@ -280,9 +279,9 @@ export class WebhookService extends DomainService {
 
 	/**
 	 * Queues again, on a fresh schedule, every failed or given-up delivery of the endpoint whose event
-	 * occurred at or after `since` (deliveries kept while it was disabled among them): the first
-	 * batch now, the rest by the dispatcher a batch at a time, so that a recovery of any size is
-	 * answered at once and holds up no request.
+	 * occurred at or after `since` (deliveries kept while it was disabled among them): counted now,
+	 * queued by the dispatcher a batch at a time, so that a recovery of any size is answered at once
+	 * and holds up no request.
 	 */
 	recover(actor: Actor, webhookId: string, since: string): WebhookRecovery {
 		if (Date.parse(since) > this.clock.now()) {
@@ -292,7 +291,6 @@ export class WebhookService extends DomainService {
 		return this.transaction(() => {
 			const webhook = this.#findEnabled(actor.orgId, webhookId);
 			const queued = this.repos.deliveries.startRecovery(webhook.id, since);
-			this.repos.deliveries.recoverBatch(this.clock.now(), RECOVERY_BATCH, webhook.id);
 			this.events.record(actor, 'webhook.deliveries_recovered', {
 				webhook_id: webhook.id,
 				url: webhook.url,
