@@ -19,6 +19,7 @@ import {
 	startReceiver,
 	tempDir,
 } from './support.mts';
+import BetterSqlite3 from 'better-sqlite3';
 import { spawnServer } from '../tooling/api/server-process.ts';
 
 // `npm run bench:soak`: the API server under a steady mixed load — reads, session creations, members
@@ -74,9 +75,16 @@ const versionId = versions.find((version: { status: string }) => version.status 
 await setup.stop();
 copyDatabase(templatePath, databasePath);
 
+// Retention of minutes rather than days (SOAK_EVENT_RETENTION_MIN, 10; SOAK_DELIVERY_RETENTION_MIN,
+// 5), so that within the warm-up the store reaches the size at which it deletes as much as the
+// load adds: the measured minutes show whether it stays there.
+const retentionDays = (name: string, minutes: number) =>
+	String(Number(process.env[name] ?? minutes) / (24 * 60));
 const serverEnv = {
 	WEBHOOK_ALLOW_INSECURE_URLS: 'true',
 	RATE_LIMIT_REQUESTS: '100000000',
+	EVENT_RETENTION_DAYS: retentionDays('SOAK_EVENT_RETENTION_MIN', SMOKE ? 2 : 10),
+	DELIVERY_RETENTION_DAYS: retentionDays('SOAK_DELIVERY_RETENTION_MIN', SMOKE ? 1.5 : 5),
 	NODE_OPTIONS: `--import ${join(ROOT, 'bench', 'soak-probe.mjs')}`,
 };
 const server = await spawnServer({
@@ -163,7 +171,17 @@ async function oneStep(url: string, log: LatencyLog, n: number): Promise<void> {
 	}
 }
 
-const samples: Array<{ at: number; rssMb: number; fds: number }> = [];
+const samples: Array<{ at: number; rssMb: number; fds: number; storeMb: number }> = [];
+/** The soaked database's pages in use (its file keeps freed pages for reuse), in MB. */
+function storeInUseMb(): number {
+	const db = new BetterSqlite3(databasePath, { readonly: true });
+	try {
+		const pages = (name: string) => db.pragma(name, { simple: true }) as number;
+		return ((pages('page_count') - pages('freelist_count')) * pages('page_size')) / 1e6;
+	} finally {
+		db.close();
+	}
+}
 let errors = 0;
 const firstErrors: string[] = [];
 const started = Date.now();
@@ -242,6 +260,7 @@ const sampler = setInterval(
 			at: now,
 			rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024,
 			fds: readdirSync(`/proc/${pid}/fd`).length,
+			storeMb: storeInUseMb(),
 		});
 		measureOnceSteady(now);
 	},
@@ -331,7 +350,7 @@ const comparedFrom =
 		at >= from + freshWarmupMs && at < from + MINUTE_MS;
 const minuteStarts = Array.from({ length: minutes }, (_, i) => measuredFrom + i * MINUTE_MS);
 const [first, last] = [minuteStarts[0], minuteStarts.at(-1)!];
-const ofSamples = (pick: 'rssMb' | 'fds') => (from: number) =>
+const ofSamples = (pick: 'rssMb' | 'fds' | 'storeMb') => (from: number) =>
 	mean(samples.filter((s) => minuteFrom(from)(s.at)).map((s) => s[pick]));
 const p99Within = (requests: Array<{ at: number; ms: number }>, window: Window) =>
 	percentile(
@@ -346,6 +365,7 @@ const clientP99OverFresh = (from: number) =>
 const metrics = [
 	{ name: 'memory (RSS, MB, mean)', of: ofSamples('rssMb') },
 	{ name: 'open file descriptors (mean)', of: ofSamples('fds') },
+	{ name: 'database pages in use (MB, mean; retention of minutes)', of: ofSamples('storeMb') },
 	{ name: "request p99 inside the server, over the fresh server's", of: serverP99OverFresh },
 	{ name: "request p99 as the client sees it, over the fresh server's", of: clientP99OverFresh },
 ].map(({ name, of }) => ({

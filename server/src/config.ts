@@ -39,7 +39,7 @@ const Env = z
 		WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10000),
 		WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
 		WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
-		WEBHOOK_ORG_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+		WEBHOOK_ORG_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(24),
 		WEBHOOK_DNS_TIMEOUT_MS: Milliseconds.default(5000),
 		HTTP_HEADERS_TIMEOUT_MS: Milliseconds.default(10_000),
 		HTTP_REQUEST_TIMEOUT_MS: Milliseconds.default(30_000),
