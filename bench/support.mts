@@ -131,6 +131,53 @@ export async function startReceiver({ recordArrivals = true } = {}): Promise<{
 	};
 }
 
+/**
+ * A receiver that times each delivery from its event (`occurred_at`) to its arrival, into the
+ * array `sink` holds when it arrives, and answers 204.
+ */
+export async function startLatencyReceiver() {
+	let sink: number[] = [];
+	const server = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => {
+			const event = JSON.parse(Buffer.concat(chunks).toString()) as { occurred_at: string };
+			sink.push(Date.now() - Date.parse(event.occurred_at));
+			res.writeHead(204).end();
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		into: (latencies: number[]) => (sink = latencies),
+		close: () => server.close(),
+	};
+}
+
+/**
+ * Sends `request` at a steady `ratePerSecond` (whatever the answers take) until `until` resolves;
+ * returns each request's latency, ms.
+ */
+export async function requestsAtRate(
+	request: () => Promise<unknown>,
+	ratePerSecond: number,
+	until: Promise<unknown>,
+): Promise<number[]> {
+	const latencies: number[] = [];
+	let done = false;
+	void until.then(() => (done = true));
+	const started = Date.now();
+	const pending: Promise<void>[] = [];
+	for (let i = 0; !done; i++) {
+		const wait = started + (i * 1000) / ratePerSecond - Date.now();
+		if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+		const sent = performance.now();
+		pending.push(request().then(() => void latencies.push(performance.now() - sent)));
+	}
+	await Promise.all(pending);
+	return latencies;
+}
+
 /** The nearest-rank percentile: the smallest value with at least `p` % of the values at or below it. */
 export function percentile(values: number[], p: number): number {
 	const sorted = [...values].sort((a, b) => a - b);

@@ -11,7 +11,9 @@ import {
 	keepAliveApi,
 	median,
 	percentile,
+	requestsAtRate,
 	seedSessions,
+	startLatencyReceiver,
 	tempDir,
 } from './support.mts';
 
@@ -47,19 +49,7 @@ export async function benchWebhookFairness(options: {
 	const stuck = bootstrap(databasePath);
 	const other = bootstrapOrg(databasePath, 'Other Org', 'other@bench.test');
 	const hanging = await startHangingReceiver();
-	/** Where the other organization's delivery latencies go: the round's contender's samples. */
-	let sink: number[] = [];
-	const fast = createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on('data', (chunk: Buffer) => chunks.push(chunk));
-		req.on('end', () => {
-			const event = JSON.parse(Buffer.concat(chunks).toString()) as { occurred_at: string };
-			sink.push(Date.now() - Date.parse(event.occurred_at));
-			res.writeHead(204).end();
-		});
-	});
-	await new Promise<void>((resolve) => fast.listen(0, '127.0.0.1', resolve));
-	const fastUrl = `http://127.0.0.1:${(fast.address() as AddressInfo).port}`;
+	const fast = await startLatencyReceiver();
 	const env = {
 		DATABASE_PATH: databasePath,
 		WEBHOOK_ALLOW_INSECURE_URLS: 'true',
@@ -79,7 +69,7 @@ export async function benchWebhookFairness(options: {
 				).id,
 			);
 		await api(`${server.url}/orgs/${other.org.id}/webhooks`, other.api_key, 'POST', {
-			url: `${fastUrl}/other`,
+			url: `${fast.url}/other`,
 			event_types: ['lab_version.created'],
 		});
 		const otherLab = (await api(`${server.url}/labs`, other.api_key, 'GET'))[0].id;
@@ -114,26 +104,12 @@ export async function benchWebhookFairness(options: {
 		server = await spawnServer(env);
 
 		const load = keepAliveApi(stuck.api_key);
-		/** Other requests at the rate, until the window ends; their latencies. */
-		async function requestsMeanwhile(ends: Promise<unknown>): Promise<number[]> {
-			const latencies: number[] = [];
-			let done = false;
-			void ends.then(() => (done = true));
-			const started = Date.now();
-			const pending: Promise<void>[] = [];
-			for (let i = 0; !done; i++) {
-				const wait = started + (i * 1000) / options.ratePerSecond - Date.now();
-				if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-				const sent = performance.now();
-				pending.push(
-					load.call(`${server.url}/sessions/${sessionId}`, 'GET').then(() => {
-						latencies.push(performance.now() - sent);
-					}),
-				);
-			}
-			await Promise.all(pending);
-			return latencies;
-		}
+		const requestsMeanwhile = (ends: Promise<unknown>) =>
+			requestsAtRate(
+				() => load.call(`${server.url}/sessions/${sessionId}`, 'GET'),
+				options.ratePerSecond,
+				ends,
+			);
 		/** A change of the other organization every 100 ms until the window ends. */
 		async function otherChanges(ends: Promise<unknown>): Promise<void> {
 			let done = false;
@@ -151,7 +127,7 @@ export async function benchWebhookFairness(options: {
 			recoveryOther: [] as number[],
 		};
 		const round = async (recovering: boolean) => {
-			sink = recovering ? samples.recoveryOther : samples.idleOther;
+			fast.into(recovering ? samples.recoveryOther : samples.idleOther);
 			const window = new Promise((resolve) => setTimeout(resolve, options.windowMs));
 			const recovery = recovering
 				? (async () => {

@@ -1,6 +1,4 @@
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -13,7 +11,9 @@ import {
 	keepAliveApi,
 	median,
 	percentile,
+	requestsAtRate,
 	seedSessions,
+	startLatencyReceiver,
 	tempDir,
 } from './support.mts';
 
@@ -58,20 +58,9 @@ export async function benchWebhookRecovery(options: {
 	const databasePath = join(dir, 'db.sqlite');
 	const boot = bootstrap(databasePath);
 	const backlog = await startBacklogReceiver(options.answerMs);
+	/** The other endpoint's latencies: kept during recovery rounds only. */
 	const otherLatencies: number[] = [];
-	/** Where the other endpoint's latencies go: kept during recovery rounds only. */
-	let otherSink: number[] = [];
-	const receiver = createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on('data', (chunk: Buffer) => chunks.push(chunk));
-		req.on('end', () => {
-			const event = JSON.parse(Buffer.concat(chunks).toString()) as { occurred_at: string };
-			otherSink.push(Date.now() - Date.parse(event.occurred_at));
-			res.writeHead(204).end();
-		});
-	});
-	await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-	const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+	const receiver = await startLatencyReceiver();
 	const env = {
 		DATABASE_PATH: databasePath,
 		WEBHOOK_ALLOW_INSECURE_URLS: 'true',
@@ -100,7 +89,7 @@ export async function benchWebhookRecovery(options: {
 			},
 		);
 		await api(`${server.url}/orgs/${boot.org.id}/webhooks`, boot.api_key, 'POST', {
-			url: `${receiverUrl}/other`,
+			url: `${receiver.url}/other`,
 			event_types: ['lab_version.created'],
 		});
 		await server.stop();
@@ -123,26 +112,12 @@ export async function benchWebhookRecovery(options: {
 
 		const load = keepAliveApi(boot.api_key);
 		/** The other requests, one every 1/rate s, until `until` resolves; their latencies. */
-		async function requestsMeanwhile(until: Promise<unknown>): Promise<number[]> {
-			const latencies: number[] = [];
-			let done = false;
-			void until.then(() => (done = true));
-			const started = Date.now();
-			const pending: Promise<void>[] = [];
-			for (let i = 0; !done; i++) {
-				const due = started + (i * 1000) / options.ratePerSecond;
-				const wait = due - Date.now();
-				if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-				const sent = performance.now();
-				pending.push(
-					load.call(`${server.url}/sessions/${sessionId}`, 'GET').then(() => {
-						latencies.push(performance.now() - sent);
-					}),
-				);
-			}
-			await Promise.all(pending);
-			return latencies;
-		}
+		const requestsMeanwhile = (until: Promise<unknown>) =>
+			requestsAtRate(
+				() => load.call(`${server.url}/sessions/${sessionId}`, 'GET'),
+				options.ratePerSecond,
+				until,
+			);
 		/** A change for the other endpoint every 200 ms until `until` resolves. */
 		async function changesForTheOtherEndpoint(until: Promise<unknown>): Promise<void> {
 			let done = false;
@@ -162,7 +137,7 @@ export async function benchWebhookRecovery(options: {
 		let drainMs = 5_000;
 		// Both contenders get the same requests and changes; only the recovery differs.
 		const idleRound = async () => {
-			otherSink = [];
+			receiver.into([]);
 			const window = new Promise((resolve) => setTimeout(resolve, drainMs));
 			const [latencies] = await Promise.all([
 				requestsMeanwhile(window),
@@ -171,7 +146,7 @@ export async function benchWebhookRecovery(options: {
 			samples.idle.push(percentile(latencies, 99));
 		};
 		const recoveryRound = async () => {
-			otherSink = otherLatencies;
+			receiver.into(otherLatencies);
 			const arrivedBefore = backlog.arrivals();
 			const started = Date.now();
 			const drained = (async () => {

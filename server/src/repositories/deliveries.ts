@@ -1,5 +1,6 @@
 import { AFTER_ALL_TIMES, BEFORE_ALL_TIMES } from '../core/clock.ts';
 import { newResourceId } from '../lib/resource-id.ts';
+import { retentionStep, type RetentionStep } from './retention-step.ts';
 import type { Database } from 'better-sqlite3';
 import type { AttemptCause, DeliveryStatus } from '../schemas/webhooks.ts';
 import type { EventType } from '../schemas/events.ts';
@@ -531,17 +532,11 @@ export class DeliveryRepository {
 	 * (succeeded or given up; open ones are still being sent). `next`: where the next step starts, or
 	 * null once a delivery of an event at or after `cutoff` was reached. Call inside a transaction.
 	 */
-	pruneFinalBefore(
-		after: number,
-		cutoff: string,
-		limit: number,
-	): { deleted: number; next: number | null } {
-		const rows = this.#oldestAfter.all({ after, limit });
-		const old = rows.filter((row) => row.occurred_at < cutoff);
-		const final = old.filter((row) => row.status === 'succeeded' || row.status === 'exhausted');
-		const deleted = this.#deleteSeqs.run(JSON.stringify(final.map((row) => row.seq))).changes;
-		const done = old.length < rows.length || rows.length < limit;
-		return { deleted, next: done ? null : rows.at(-1)!.seq };
+	pruneFinalBefore(after: number, cutoff: string, limit: number): RetentionStep {
+		return retentionStep(this.#oldestAfter.all({ after, limit }), cutoff, limit, (old) => {
+			const final = old.filter((row) => row.status === 'succeeded' || row.status === 'exhausted');
+			return this.#deleteSeqs.run(JSON.stringify(final.map((row) => row.seq))).changes;
+		});
 	}
 
 	/**

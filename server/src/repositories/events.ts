@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { AFTER_ALL_TIMES, BEFORE_ALL_TIMES } from '../core/clock.ts';
+import { retentionStep, type RetentionStep } from './retention-step.ts';
 
 export interface EventRow {
 	seq: number;
@@ -73,16 +74,13 @@ export class EventRepository {
 	 * the next step starts, or null once an event at or after `cutoff` was reached. Call inside a
 	 * transaction.
 	 */
-	pruneBefore(
-		after: number,
-		cutoff: string,
-		limit: number,
-	): { deleted: number; next: number | null } {
-		const rows = this.#oldestAfter.all({ after, limit });
-		const old = rows.filter((row) => row.occurred_at < cutoff);
-		const deleted = this.#deleteUnreferenced.run(JSON.stringify(old.map((row) => row.seq))).changes;
-		const done = old.length < rows.length || rows.length < limit;
-		return { deleted, next: done ? null : rows.at(-1)!.seq };
+	pruneBefore(after: number, cutoff: string, limit: number): RetentionStep {
+		return retentionStep(
+			this.#oldestAfter.all({ after, limit }),
+			cutoff,
+			limit,
+			(old) => this.#deleteUnreferenced.run(JSON.stringify(old.map((row) => row.seq))).changes,
+		);
 	}
 
 	insert(event: NewEvent): void {

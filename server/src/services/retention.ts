@@ -1,11 +1,12 @@
 import { isoAt } from '../core/clock.ts';
+import type { RetentionStep } from '../repositories/retention-step.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
 
 /** Rows deleted per transaction: short enough that requests between batches barely wait. */
 const BATCH = 500;
 
-/** One step of a prune: how many rows it deleted, and where the next starts (null: done). */
-type Step = (after: number) => { deleted: number; next: number | null };
+/** One step of a prune, from after the seq `after`. */
+type Step = (after: number) => RetentionStep;
 
 /**
  * How long the store keeps what grows with use: finished webhook deliveries (with their attempts
