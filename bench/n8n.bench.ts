@@ -334,11 +334,19 @@ it('signed deliveries: the Training Lab Trigger against the Webhook node with He
 		patiently(60_000, n8n.log),
 	);
 	// Deliveries are signed as the API signs them, with the secret the trigger got at registration
-	// and keeps in the workflow's static data.
-	const workflow = (await client.rest('GET', `/rest/workflows/${ours.id}`)) as {
-		staticData: { 'node:Trigger': { webhookSecret: string } };
-	};
-	const signer = new Webhook(workflow.staticData['node:Trigger'].webhookSecret);
+	// and keeps in the workflow's static data, which n8n stores once the activation has ended (after
+	// the endpoint is registered).
+	const secret = await eventually(
+		async () => {
+			const workflow = (await client.rest('GET', `/rest/workflows/${ours.id}`)) as {
+				staticData: { 'node:Trigger'?: { webhookSecret?: string } } | null;
+			};
+			return workflow.staticData?.['node:Trigger']?.webhookSecret;
+		},
+		"the trigger's secret in the workflow's static data",
+		patiently(60_000, n8n.log),
+	);
+	const signer = new Webhook(secret);
 	const theirsUrl = `${n8n.webhookBase}/webhook/${theirsPath}`;
 	// Registered once a request without the header is refused rather than unknown.
 	await eventually(
