@@ -178,6 +178,20 @@ export async function requestsAtRate(
 	return latencies;
 }
 
+/** Runs `action`, then waits `pauseMs`, again and again until `until` resolves. */
+export async function repeatUntil(
+	action: () => Promise<unknown>,
+	pauseMs: number,
+	until: Promise<unknown>,
+): Promise<void> {
+	let done = false;
+	void until.then(() => (done = true));
+	while (!done) {
+		await action();
+		await new Promise((resolve) => setTimeout(resolve, pauseMs));
+	}
+}
+
 /** The nearest-rank percentile: the smallest value with at least `p` % of the values at or below it. */
 export function percentile(values: number[], p: number): number {
 	const sorted = [...values].sort((a, b) => a - b);

@@ -11,6 +11,7 @@ import {
 	keepAliveApi,
 	median,
 	percentile,
+	repeatUntil,
 	requestsAtRate,
 	seedSessions,
 	startLatencyReceiver,
@@ -111,14 +112,12 @@ export async function benchWebhookFairness(options: {
 				ends,
 			);
 		/** A change of the other organization every 100 ms until the window ends. */
-		async function otherChanges(ends: Promise<unknown>): Promise<void> {
-			let done = false;
-			void ends.then(() => (done = true));
-			while (!done) {
-				await api(`${server.url}/labs/${otherLab}/versions`, other.api_key, 'POST');
-				await new Promise((resolve) => setTimeout(resolve, 100));
-			}
-		}
+		const otherChanges = (ends: Promise<unknown>) =>
+			repeatUntil(
+				() => api(`${server.url}/labs/${otherLab}/versions`, other.api_key, 'POST'),
+				100,
+				ends,
+			);
 		const samples = {
 			answerMs: [] as number[],
 			idleRequests: [] as number[],

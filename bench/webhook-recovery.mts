@@ -11,6 +11,7 @@ import {
 	keepAliveApi,
 	median,
 	percentile,
+	repeatUntil,
 	requestsAtRate,
 	seedSessions,
 	startLatencyReceiver,
@@ -119,14 +120,12 @@ export async function benchWebhookRecovery(options: {
 				until,
 			);
 		/** A change for the other endpoint every 200 ms until `until` resolves. */
-		async function changesForTheOtherEndpoint(until: Promise<unknown>): Promise<void> {
-			let done = false;
-			void until.then(() => (done = true));
-			while (!done) {
-				await api(`${server.url}/labs/${labs[0].id}/versions`, boot.api_key, 'POST');
-				await new Promise((resolve) => setTimeout(resolve, 200));
-			}
-		}
+		const changesForTheOtherEndpoint = (until: Promise<unknown>) =>
+			repeatUntil(
+				() => api(`${server.url}/labs/${labs[0].id}/versions`, boot.api_key, 'POST'),
+				200,
+				until,
+			);
 
 		const samples = {
 			answerMs: [] as number[],

@@ -81,8 +81,10 @@ export class DeliveryService extends DomainService {
 		return this.transaction(() => {
 			const claimed: DueDelivery[] = [];
 			const byOrg = new Map<string, string[]>();
-			for (const { webhook_id, org_id } of this.repos.deliveries.endpointsWithOpenDeliveries())
-				byOrg.set(org_id, [...(byOrg.get(org_id) ?? []), webhook_id]);
+			for (const { webhook_id, org_id } of this.repos.deliveries.endpointsWithOpenDeliveries()) {
+				if (!byOrg.has(org_id)) byOrg.set(org_id, []);
+				byOrg.get(org_id)!.push(webhook_id);
+			}
 			this.#rotation++;
 			const orgs = rotated([...byOrg.keys()], this.#rotation);
 			const orgLeft = new Map(orgs.map((org) => [org, orgSlotsOf(org)]));
