@@ -68,7 +68,7 @@ export async function startServer(
 		repos,
 	);
 	// Upkeep, hourly (more often with a retention under a day): expired idempotency keys, endpoints
-	// held too long (their receiver gone), and events and deliveries past their retention, in
+	// held too long and event consumers idle too long (their reader gone), and events and deliveries past their retention, in
 	// batches between which requests run. A failure (a full disk, say) is logged and tried again.
 	let closed = false;
 	/** The upkeep running now, if one is: the next waits for it to end rather than piling up. */
@@ -80,6 +80,7 @@ export async function startServer(
 			try {
 				services.idempotency.purgeExpired();
 				services.webhooks.deleteLongHeld();
+				services.eventConsumers.deleteIdle();
 				await services.retention.prune(betweenBatches);
 			} catch (error) {
 				if (!closed) logger.error('upkeep failed', error);

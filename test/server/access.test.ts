@@ -34,6 +34,12 @@ const ADMIN_ONLY = new Set([
 	'POST /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/recover',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/rotate-secret',
+	'GET /orgs/{orgId}/event-consumers',
+	'POST /orgs/{orgId}/event-consumers',
+	'GET /orgs/{orgId}/event-consumers/{consumerId}',
+	'DELETE /orgs/{orgId}/event-consumers/{consumerId}',
+	'POST /orgs/{orgId}/event-consumers/{consumerId}/batches',
+	'DELETE /orgs/{orgId}/event-consumers/{consumerId}/batches/{batchId}',
 ]);
 
 let server: TestServer;

@@ -54,6 +54,12 @@ const EXTENSIONS = [
 	'POST /orgs/{orgId}/webhooks/{webhookId}/recover',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/rotate-secret',
 	'GET /event-types',
+	'POST /orgs/{orgId}/event-consumers',
+	'GET /orgs/{orgId}/event-consumers',
+	'GET /orgs/{orgId}/event-consumers/{consumerId}',
+	'DELETE /orgs/{orgId}/event-consumers/{consumerId}',
+	'POST /orgs/{orgId}/event-consumers/{consumerId}/batches',
+	'DELETE /orgs/{orgId}/event-consumers/{consumerId}/batches/{batchId}',
 ];
 
 function refsIn(value: unknown): string[] {

@@ -17,6 +17,8 @@ export interface OrgResources {
 	sessionId: string;
 	labId: string;
 	versionId: string;
+	consumerId: string;
+	batchId: string;
 }
 
 export async function resourcesOf(org: TestOrg): Promise<OrgResources> {
@@ -49,6 +51,18 @@ export async function resourcesOf(org: TestOrg): Promise<OrgResources> {
 			event_type: 'org.closed',
 		})
 	).body;
+	// An event consumer from the start of the log, with one open batch.
+	const consumerId = randomUUID();
+	await org.admin.post(`/orgs/${org.id}/event-consumers`, {
+		id: consumerId,
+		start: { after: '1970-01-01T00:00:00Z' },
+	});
+	const { batch } = (
+		await org.admin.post(`/orgs/${org.id}/event-consumers/${consumerId}/batches`, {
+			batch_id: randomUUID(),
+			limit: 1,
+		})
+	).body;
 	return {
 		orgId: org.id,
 		userId: org.trainerUserId,
@@ -58,6 +72,8 @@ export async function resourcesOf(org: TestOrg): Promise<OrgResources> {
 		sessionId: session.id,
 		labId: org.labId,
 		versionId: org.draftVersionId,
+		consumerId,
+		batchId: batch.id,
 	};
 }
 
@@ -79,6 +95,8 @@ export function validBodyFor(route: AnyRoute, org: TestOrg): unknown {
 		sendWebhookTestEvent: { event_type: 'org.closed' },
 		recoverWebhookDeliveries: { since: '2026-01-01T00:00:00Z' },
 		rotateWebhookSecret: {},
+		createEventConsumer: { id: randomUUID() },
+		takeEventBatch: { batch_id: randomUUID() },
 	};
 	if (route.body && !(route.operationId in bodies))
 		throw new Error(`No valid body for ${route.operationId}`);

@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
 	lab_version_not_published: 409,
 	idempotency_conflict: 409,
 	webhook_limit_reached: 409,
+	consumer_exists: 409,
+	consumer_limit_reached: 409,
 	payload_too_large: 413,
 	unsupported_media_type: 415,
 	expectation_failed: 417,

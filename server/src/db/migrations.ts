@@ -321,6 +321,39 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
 	},
+	{
+		version: 13,
+		name: 'event consumers',
+		sql: `
+      -- A reader of an organization's activity log whose position the API keeps (the n8n Activity
+      -- Trigger): events after position_seq are new to it. position_event_id and
+      -- position_occurred_at name that event, for people; null before the first event.
+      CREATE TABLE event_consumers (
+        seq                  INTEGER PRIMARY KEY,
+        org_id               TEXT NOT NULL REFERENCES orgs(id),
+        id                   TEXT NOT NULL,
+        description          TEXT,
+        event_types          TEXT,
+        position_seq         INTEGER NOT NULL,
+        position_event_id    TEXT,
+        position_occurred_at TEXT,
+        created_at           TEXT NOT NULL,
+        last_read_at         TEXT NOT NULL,
+        UNIQUE (org_id, id)
+      );
+      CREATE INDEX event_consumers_by_last_read ON event_consumers(last_read_at);
+      -- Events handed out to a consumer together, open until it says their work is done; a batch
+      -- its reader never finished (n8n stopped) is handed out again. event_seqs: JSON array.
+      CREATE TABLE event_batches (
+        consumer_seq INTEGER NOT NULL REFERENCES event_consumers(seq) ON DELETE CASCADE,
+        id           TEXT NOT NULL,
+        event_seqs   TEXT NOT NULL,
+        taken_at     TEXT NOT NULL,
+        attempts     INTEGER NOT NULL DEFAULT 1,
+        PRIMARY KEY (consumer_seq, id)
+      ) WITHOUT ROWID;
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import { ApiKey, ApiKeyCreate, ApiKeyCreated } from '../schemas/api-keys.ts';
+import {
+	EventBatch,
+	EventBatchRequest,
+	EventBatchTaken,
+	EventConsumer,
+	EventConsumerCreate,
+	EventConsumerDetail,
+} from '../schemas/event-consumers.ts';
 import { ActivityEvent, EventTypeCatalogue, EventTypeInfo } from '../schemas/events.ts';
 import { Principal } from '../schemas/identity.ts';
 import { Lab, LabCreate, LabVersion } from '../schemas/labs.ts';
@@ -58,6 +66,8 @@ const REQUEST_SCHEMAS = {
 	WebhookTestRequest,
 	WebhookRecoverRequest,
 	WebhookRotateSecretRequest,
+	EventConsumerCreate,
+	EventBatchRequest,
 };
 const RESPONSE_SCHEMAS = {
 	Principal,
@@ -66,6 +76,10 @@ const RESPONSE_SCHEMAS = {
 	...eventComponents(),
 	EventTypeInfo,
 	EventTypeCatalogue,
+	EventConsumer,
+	EventConsumerDetail,
+	EventBatch,
+	EventBatchTaken,
 	ClosedOrg,
 	Session,
 	SessionDetail,

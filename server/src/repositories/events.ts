@@ -25,6 +25,13 @@ export interface EventFilter {
 
 const WITHIN = 'occurred_at >= @since AND occurred_at < @until';
 
+interface AfterParams {
+	orgId: string;
+	after: number;
+	limit: number;
+	[type: `type${number}`]: string;
+}
+
 interface FilterParams {
 	orgId: string;
 	before: number;
@@ -42,8 +49,14 @@ export class EventRepository {
 	readonly #oldestAfter;
 	readonly #deleteUnreferenced;
 	readonly #db: Database;
+	readonly #pageOldestFirst;
+	readonly #newest;
+	readonly #bySeqs;
+	readonly #findInOrg;
+	readonly #lastBefore;
 	/** By how many types they filter on. */
 	readonly #pagesOfTypes = new Map<number, Statement<FilterParams, EventRow>>();
+	readonly #oldestPagesOfTypes = new Map<number, Statement<AfterParams, EventRow>>();
 
 	constructor(db: Database) {
 		this.#oldestAfter = db.prepare<
@@ -64,6 +77,21 @@ export class EventRepository {
 		this.#pageNewestFirstWithin = db.prepare<FilterParams, EventRow>(
 			`SELECT * FROM events WHERE org_id = @orgId AND seq < @before AND test = 0 AND ${WITHIN}
        ORDER BY seq DESC LIMIT @limit`,
+		);
+		this.#pageOldestFirst = db.prepare<[string, number, number], EventRow>(
+			'SELECT * FROM events WHERE org_id = ? AND seq > ? AND test = 0 ORDER BY seq LIMIT ?',
+		);
+		this.#newest = db.prepare<[string], EventRow>(
+			'SELECT * FROM events WHERE org_id = ? AND test = 0 ORDER BY seq DESC LIMIT 1',
+		);
+		this.#bySeqs = db.prepare<[string], EventRow>(
+			'SELECT * FROM events WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY seq',
+		);
+		this.#findInOrg = db.prepare<[string, string], EventRow>(
+			'SELECT * FROM events WHERE org_id = ? AND id = ? AND test = 0',
+		);
+		this.#lastBefore = db.prepare<[string, string], EventRow>(
+			'SELECT * FROM events WHERE org_id = ? AND occurred_at < ? AND test = 0 ORDER BY seq DESC LIMIT 1',
 		);
 		this.#db = db;
 	}
@@ -104,28 +132,69 @@ export class EventRepository {
 			until: until ?? AFTER_ALL_TIMES,
 		};
 		if (!types) return this.#pageNewestFirstWithin.all(params);
-		return this.#pageOfTypes(types.length).all({
-			...params,
-			...Object.fromEntries(types.map((type, i) => [`type${i}`, type])),
-		});
+		const where = `seq < @before AND ${WITHIN}`;
+		const statement = this.#ofTypes(this.#pagesOfTypes, types.length, where, 'DESC');
+		return statement.all({ ...params, ...typeParams(types) });
+	}
+
+	/** The organization's events after the seq `afterSeq`, oldest first, of some types (all when absent); test events left out. */
+	pageOldestFirst(
+		orgId: string,
+		afterSeq: number,
+		limit: number,
+		types?: readonly string[],
+	): EventRow[] {
+		if (!types) return this.#pageOldestFirst.all(orgId, afterSeq, limit);
+		const statement = this.#ofTypes(this.#oldestPagesOfTypes, types.length, 'seq > @after', 'ASC');
+		return statement.all({ orgId, after: afterSeq, limit, ...typeParams(types) });
+	}
+
+	/** The organization's newest event. */
+	newest(orgId: string): EventRow | undefined {
+		return this.#newest.get(orgId);
+	}
+
+	/** The events of these seqs that are still kept, oldest first. */
+	bySeqs(seqs: readonly number[]): EventRow[] {
+		return this.#bySeqs.all(JSON.stringify(seqs));
+	}
+
+	/** One of the organization's events (not a test event). */
+	find(orgId: string, id: string): EventRow | undefined {
+		return this.#findInOrg.get(orgId, id);
+	}
+
+	/** The organization's newest event that occurred before `time` (not a test event). */
+	lastBefore(orgId: string, time: string): EventRow | undefined {
+		return this.#lastBefore.get(orgId, time);
 	}
 
 	/**
-	 * Newest first among `count` types: the newest `limit` of each type, read from its own range of
-	 * events_by_org_type, merged. A rare type costs as little as a common one; scanning the
-	 * organization's log for it would read all of it.
+	 * The first `limit` events in `order` of seq among `count` types: the first `limit` of each type,
+	 * read from its own range of events_by_org_type, merged. A rare type costs as little as a common
+	 * one; scanning the organization's log for it would read all of it.
 	 */
-	#pageOfTypes(count: number): Statement<FilterParams, EventRow> {
-		let statement = this.#pagesOfTypes.get(count);
+	#ofTypes<P extends object>(
+		cache: Map<number, Statement<P, EventRow>>,
+		count: number,
+		where: string,
+		order: 'ASC' | 'DESC',
+	): Statement<P, EventRow> {
+		let statement = cache.get(count);
 		if (!statement) {
 			const ofType = (i: number) =>
-				`SELECT * FROM (SELECT * FROM events WHERE org_id = @orgId AND type = @type${i} AND seq < @before
-           AND test = 0 AND ${WITHIN} ORDER BY seq DESC LIMIT @limit)`;
+				`SELECT * FROM (SELECT * FROM events WHERE org_id = @orgId AND type = @type${i} AND ${where}
+           AND test = 0 ORDER BY seq ${order} LIMIT @limit)`;
 			const sql = `${Array.from({ length: count }, (_, i) => ofType(i)).join(' UNION ALL ')}
-         ORDER BY seq DESC LIMIT @limit`;
-			statement = this.#db.prepare<FilterParams, EventRow>(sql);
-			this.#pagesOfTypes.set(count, statement);
+         ORDER BY seq ${order} LIMIT @limit`;
+			statement = this.#db.prepare<P, EventRow>(sql);
+			cache.set(count, statement);
 		}
 		return statement;
 	}
+}
+
+/** `type0`, `type1`, …: the parameters of a filter on these types. */
+function typeParams(types: readonly string[]): Record<`type${number}`, string> {
+	return Object.fromEntries(types.map((type, i) => [`type${i}`, type]));
 }

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { ApiKeyRepository } from './api-keys.ts';
 import { DeliveryRepository } from './deliveries.ts';
+import { EventConsumerRepository } from './event-consumers.ts';
 import { EventRepository } from './events.ts';
 import { IdempotencyRepository } from './idempotency.ts';
 import { LabRepository, LabVersionRepository } from './labs.ts';
@@ -19,6 +20,7 @@ export interface Repositories {
 	sessions: SessionRepository;
 	participants: ParticipantRepository;
 	events: EventRepository;
+	eventConsumers: EventConsumerRepository;
 	webhooks: WebhookRepository;
 	deliveries: DeliveryRepository;
 	idempotency: IdempotencyRepository;
@@ -35,6 +37,7 @@ export function createRepositories(db: Database): Repositories {
 		sessions: new SessionRepository(db),
 		participants: new ParticipantRepository(db),
 		events: new EventRepository(db),
+		eventConsumers: new EventConsumerRepository(db),
 		webhooks: new WebhookRepository(db),
 		deliveries: new DeliveryRepository(db),
 		idempotency: new IdempotencyRepository(db),

@@ -1,5 +1,6 @@
 import type { AnyRoute } from '../http/route.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { eventConsumerRoutes } from './event-consumers.ts';
 import { eventTypeRoutes } from './event-types.ts';
 import { identityRoutes } from './identity.ts';
 import { labRoutes } from './labs.ts';
@@ -13,6 +14,7 @@ export const ROUTES: readonly AnyRoute[] = [
 	...identityRoutes,
 	...memberRoutes,
 	...orgRoutes,
+	...eventConsumerRoutes,
 	...eventTypeRoutes,
 	...sessionRoutes,
 	...labRoutes,

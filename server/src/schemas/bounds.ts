@@ -22,4 +22,17 @@ export const BOUNDS = {
 	 * one held longest is deleted, so that endpoints of workflows deleted in n8n do not pile up.
 	 */
 	heldWebhookEndpoints: { max: 100, days: 30 },
+	/**
+	 * Readers of the activity log whose position the API keeps (`/orgs/{orgId}/event-consumers`): how
+	 * many an organization may have, how long one that stopped reading is kept, the size of a batch,
+	 * how many batches may be open (handed out, not yet done) and how many a reader may say it is
+	 * still working on.
+	 */
+	eventConsumers: {
+		max: 500,
+		idleDays: 30,
+		batchSize: { default: 100, max: 1000 },
+		openBatches: { max: 100 },
+		inProgress: { max: 1000 },
+	},
 } as const;

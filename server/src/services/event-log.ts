@@ -80,7 +80,7 @@ export class EventLog {
 	}
 }
 
-function toActivityEvent(row: EventRow): ActivityEvent {
+export function toActivityEvent(row: EventRow): ActivityEvent {
 	return {
 		id: row.id,
 		type: row.type,

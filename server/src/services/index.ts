@@ -4,6 +4,7 @@ import type { LookupAll } from '../lib/network-policy.ts';
 import { createRepositories, type Repositories } from '../repositories/index.ts';
 import { ApiKeyService } from './api-keys.ts';
 import { DeliveryService } from './deliveries.ts';
+import { EventConsumerService } from './event-consumers.ts';
 import { EventLog } from './event-log.ts';
 import { IdempotencyService } from './idempotency.ts';
 import { LabService } from './labs.ts';
@@ -16,6 +17,7 @@ import { WebhookService } from './webhooks.ts';
 
 export interface Services {
 	events: EventLog;
+	eventConsumers: EventConsumerService;
 	members: MemberService;
 	apiKeys: ApiKeyService;
 	orgs: OrgService;
@@ -54,6 +56,7 @@ export function createServices(
 	const apiKeys = new ApiKeyService(deps);
 	return {
 		events: deps.events,
+		eventConsumers: new EventConsumerService(deps),
 		members,
 		apiKeys,
 		orgs: new OrgService(deps, members, apiKeys),

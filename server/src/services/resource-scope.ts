@@ -22,6 +22,12 @@ const EXISTS_IN_ORG: Record<string, Exists> = {
 	},
 	sessionId: (repos, orgId, params) => repos.sessions.find(orgId, params.sessionId) !== undefined,
 	labId: (repos, orgId, params) => repos.labs.find(orgId, params.labId) !== undefined,
+	// A consumer's id is chosen by its reader; a batch is named within its consumer, and answers
+	// for its consumer (one that is done already is no longer stored).
+	consumerId: (repos, orgId, params) =>
+		repos.eventConsumers.find(orgId, params.consumerId) !== undefined,
+	batchId: (repos, orgId, params) =>
+		repos.eventConsumers.find(orgId, params.consumerId) !== undefined,
 	versionId: (repos, orgId, params) =>
 		repos.labVersions.find(orgId, params.versionId)?.lab_id === params.labId,
 };
