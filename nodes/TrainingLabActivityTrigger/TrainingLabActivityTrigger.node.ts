@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
 	IDataObject,
 	INodeExecutionData,
@@ -7,30 +8,21 @@ import type {
 	IRun,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
-import type { Json } from '../shared/api';
+import type { EventType, Json } from '../shared/api';
 import { EVENT_TYPE_OPTIONS } from '../shared/events';
 import { eventsSubtitle } from '../shared/subtitle';
-import { apiPath, apiRequestPages, fetchAdminOrgId } from '../shared/transport';
+import { apiPath, apiRequestPages, fetchAdminOrgId, nodeErrorOf } from '../shared/transport';
+import {
+	batchesInProgress,
+	batchReported,
+	batchUnreported,
+	claimBatch,
+	releaseBatch,
+	unreportedBatches,
+} from './batchesHere';
+import { consumerOf, finishBatch, takeBatch, type Consumer, type EventBatch } from './consumer';
 
 type ActivityEvent = Json<'ActivityEvent'>;
-
-/** What the node remembers between polls (workflow static data). */
-interface PollState extends IDataObject {
-	/** Id of the newest event seen; every event after it is new. */
-	lastEventId?: string;
-	lastOccurredAt?: string;
-	/**
-	 * What each execution it started got, by a key of its own, until that execution has ended: should
-	 * n8n stop while one runs (a crash, a kill), the n8n that comes back starts it again.
-	 */
-	running?: Record<string, IDataObject[]>;
-}
-
-/**
- * The executions this n8n process started and is waiting on, by workflow, node and key: one of
- * `running` that this process does not wait on was started by a process that is gone.
- */
-const awaitedHere = new Set<string>();
 
 /** The organization's log, and the query that lists only the events the node listens to. */
 interface EventLog {
@@ -41,6 +33,8 @@ interface EventLog {
 const ALL_EVENTS = '*';
 const EVENT_OPTIONS = [{ name: 'All Events', value: ALL_EVENTS }, ...EVENT_TYPE_OPTIONS];
 const PAGE_SIZE = 200;
+/** Events per execution: the most the API hands out in one batch. */
+const BATCH_SIZE = 1000;
 const eventPages = apiRequestPages<ActivityEvent>;
 
 export class TrainingLabActivityTrigger implements INodeType {
@@ -95,14 +89,11 @@ export class TrainingLabActivityTrigger implements INodeType {
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const orgId = await fetchAdminOrgId.call(this, 'The activity log');
 		const wanted = this.getNodeParameter('events', []) as string[];
-		// The API lists only the types asked for: a poll reads no other event of a busy log.
-		const log: EventLog = {
-			orgId,
-			qs: wanted.includes(ALL_EVENTS) ? {} : { types: wanted.join(',') },
-		};
-		const state = this.getWorkflowStaticData('node') as PollState;
+		const types = wanted.includes(ALL_EVENTS) ? undefined : (wanted as EventType[]);
 
 		if (this.getMode() === 'manual') {
+			// The API lists only the types asked for: a poll reads no other event of a busy log.
+			const log: EventLog = { orgId, qs: types ? { types: types.join(',') } : {} };
 			const { value: newest } = await newestFirst.call(this, log, 1).next();
 			if (!newest) {
 				throw new NodeOperationError(this.getNode(), 'No matching event in the activity log yet', {
@@ -113,66 +104,63 @@ export class TrainingLabActivityTrigger implements INodeType {
 			return [this.helpers.returnJsonArray([asItem(newest, orgId)])];
 		}
 
-		if (state.lastEventId === undefined) {
-			// First poll after activation: remember where the log stands; history is not replayed.
-			const { value: newest } = await newestFirst.call(this, log, 1).next();
-			if (newest) remember(state, newest);
-			else state.lastEventId = '';
-			return null;
+		const consumer = consumerOf(this, orgId);
+		for (const batchId of unreportedBatches(consumer)) await reportDone(this, consumer, batchId);
+		for (;;) {
+			const batchId = randomUUID();
+			claimBatch(consumer, batchId);
+			let taken;
+			try {
+				taken = await takeBatch(this, consumer, {
+					batch_id: batchId,
+					event_types: types,
+					limit: BATCH_SIZE,
+					in_progress: batchesInProgress(consumer),
+				});
+			} catch (error) {
+				releaseBatch(consumer, batchId);
+				throw nodeErrorOf(this, error);
+			}
+			// Batches whose executions a stopped n8n lost: again, unless a poll running beside this one took them.
+			for (const unfinished of taken.unfinished)
+				if (claimBatch(consumer, unfinished.id)) startExecution(this, consumer, unfinished);
+			if (!taken.batch) {
+				releaseBatch(consumer, batchId);
+				return null;
+			}
+			startExecution(this, consumer, taken.batch);
+			if (taken.batch.events.length < BATCH_SIZE) return null;
 		}
-
-		// Executions a previous n8n process started and never saw end (it stopped while they ran): again,
-		// with the items as plain data (static data hands out objects that watch their changes).
-		for (const [key, items] of Object.entries(state.running ?? {}))
-			if (!awaitedHere.has(awaitedKey(this, key)))
-				emitAndAwait(this, state, JSON.parse(JSON.stringify(items)) as IDataObject[], key);
-
-		const fresh = await eventsAfter.call(this, log, state);
-		if (fresh.length === 0) return null;
-		// Only now, with every page read, does the position move: a failed poll skips nothing.
-		remember(state, fresh[0]);
-		const emitted = fresh.reverse().map((event) => asItem(event, orgId));
-		const items =
-			this.getNodeParameter('output', 'eachEvent') === 'allEvents'
-				? [{ events: emitted }]
-				: emitted;
-		emitAndAwait(this, state, items, fresh[0].id);
-		return null;
 	}
 }
 
 /**
- * Starts an execution with `items` and keeps them in `running` (which n8n stores with the emission)
- * until the execution has ended, whatever its outcome: only an execution that n8n lost when it
- * stopped is started again, by the next process's poll.
+ * Starts an execution with the batch's events and tells the API that the batch is done once the
+ * execution has ended, whatever its outcome: only a batch whose execution n8n lost when it stopped
+ * is handed out again, to the next process's poll.
  */
-function emitAndAwait(
-	context: IPollFunctions,
-	state: PollState,
-	items: IDataObject[],
-	key: string,
-): void {
-	state.running = { ...state.running, [key]: items };
-	const awaited = awaitedKey(context, key);
-	awaitedHere.add(awaited);
+function startExecution(context: IPollFunctions, consumer: Consumer, batch: EventBatch): void {
+	const events = batch.events.map((event) => asItem(event as ActivityEvent, consumer.orgId));
+	const items =
+		context.getNodeParameter('output', 'eachEvent') === 'allEvents' ? [{ events }] : events;
 	const ended = context.helpers.createDeferredPromise<IRun | undefined>();
-	const forget = () => {
-		awaitedHere.delete(awaited);
-		const stillRunning = { ...state.running };
-		delete stillRunning[key];
-		state.running = stillRunning;
-	};
-	ended.promise.then(forget, forget);
+	const done = () => reportDone(context, consumer, batch.id);
+	ended.promise.then(done, done);
 	context.__emit([context.helpers.returnJsonArray(items)], undefined, ended);
 }
 
-function awaitedKey(context: IPollFunctions, key: string): string {
-	return `${context.getWorkflow().id}\u0000${context.getNode().id}\u0000${key}`;
-}
-
-function remember(state: PollState, newest: ActivityEvent): void {
-	state.lastEventId = newest.id;
-	state.lastOccurredAt = newest.occurred_at;
+/** Tells the API a batch is done; should that fail, the next poll tells it again, and meanwhile the batch stays this process's. */
+async function reportDone(
+	context: IPollFunctions,
+	consumer: Consumer,
+	batchId: string,
+): Promise<void> {
+	try {
+		await finishBatch(context, consumer, batchId);
+		batchReported(consumer, batchId);
+	} catch {
+		batchUnreported(consumer, batchId);
+	}
 }
 
 /** The output item: the event as the webhook trigger delivers it (with `org_id`). */
@@ -195,24 +183,4 @@ async function* newestFirst(
 ): AsyncGenerator<ActivityEvent> {
 	const path = apiPath`/orgs/${log.orgId}/events`;
 	for await (const page of eventPages.call(this, path, pageSize, { qs: log.qs })) yield* page;
-}
-
-/**
- * Every listened-to event newer than the remembered one, newest first: the log is read back until
- * the remembered event (or, should it not be listed, anything older than it) is reached. A position
- * saved before the API filtered by type may be an event of another type, never listed: then time
- * alone marks where the new events begin.
- */
-async function eventsAfter(
-	this: IPollFunctions,
-	log: EventLog,
-	state: PollState,
-): Promise<ActivityEvent[]> {
-	const fresh: ActivityEvent[] = [];
-	for await (const event of newestFirst.call(this, log)) {
-		if (event.id === state.lastEventId) break;
-		if (state.lastOccurredAt !== undefined && event.occurred_at < state.lastOccurredAt) break;
-		fresh.push(event);
-	}
-	return fresh;
 }

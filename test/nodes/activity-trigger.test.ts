@@ -22,6 +22,24 @@ const createLabs = (count: number, prefix: string) => {
 	for (let i = 0; i < count; i++)
 		server.services.labs.create(adminActor(), { name: `${prefix} ${i}`, tier: 'vm' });
 };
+/** The trigger's consumer as the API keeps it (null before its first poll). */
+const consumerOf = (poller: Poller) =>
+	server.db
+		.prepare(
+			`SELECT c.position_event_id, (SELECT count(*) FROM event_batches b WHERE b.consumer_seq = c.seq) AS open
+       FROM event_consumers c WHERE c.org_id = ? AND c.description LIKE ?`,
+		)
+		.get(org.id, `%(${poller.workflowId})%`) as
+		| { position_event_id: string | null; open: number }
+		| undefined;
+const names = (items: IDataObject[] | null) =>
+	(items ?? []).map((item) => (item.data as IDataObject).name);
+/** Lets the trigger's reports of ended executions reach the API. */
+const reportsSent = async (poller: Poller, open: number) => {
+	for (let i = 0; i < 1000 && consumerOf(poller)?.open !== open; i++)
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	expect(consumerOf(poller)?.open).toBe(open);
+};
 /** The organization's events, oldest first, straight from the database. */
 const eventsInLog = (): Array<{ id: string; type: string }> =>
 	server.db
@@ -29,11 +47,12 @@ const eventsInLog = (): Array<{ id: string; type: string }> =>
 		.all(org.id) as Array<{ id: string; type: string }>;
 
 describe('Training Lab Activity Trigger (polling)', () => {
-	it('records where the log stands on the first poll and emits nothing', async () => {
+	it('on its first poll, has the API record where the log stands, and emits nothing', async () => {
 		const poller = new Poller(admin(), { events: ['*'] });
 		expect(await poller.poll()).toBeNull();
-		expect(poller.staticData.lastEventId).toBe(eventsInLog().at(-1)!.id);
+		expect(consumerOf(poller)).toEqual({ position_event_id: eventsInLog().at(-1)!.id, open: 0 });
 		expect(await poller.poll()).toBeNull();
+		expect(poller.staticData).toEqual({});
 	});
 
 	it('emits every one of 250 events created between two polls (several pages), oldest first, none twice', async () => {
@@ -53,6 +72,16 @@ describe('Training Lab Activity Trigger (polling)', () => {
 			actor: `admin@${org.slug}.test`,
 			data: expect.objectContaining({ name: 'Burst 0', tier: 'vm' }),
 		});
+		expect(await poller.poll()).toBeNull();
+	});
+
+	it('starts one execution per 1,000 events of a backlog, each event once', async () => {
+		const poller = new Poller(admin(), { events: ['lab.created'] });
+		await poller.poll();
+		createLabs(1250, 'Backlog');
+		const items = (await poller.poll())!;
+		expect(poller.executions.map((execution) => execution.items.length)).toEqual([1000, 250]);
+		expect(names(items)).toEqual(Array.from({ length: 1250 }, (_, i) => `Backlog ${i}`));
 		expect(await poller.poll()).toBeNull();
 	});
 
@@ -89,12 +118,12 @@ describe('Training Lab Activity Trigger (polling)', () => {
 	it('keeps its position when a poll fails, so the next good poll loses nothing', async () => {
 		const poller = new Poller(admin(), { events: ['*'] });
 		await poller.poll();
-		const position = { ...poller.staticData };
+		const position = consumerOf(poller);
 		const before = eventsInLog().length;
 		createLabs(5, 'While down');
 		poller.credentials = { baseUrl: 'http://127.0.0.1:9/api/v1', apiKey: org.admin.key! };
 		await expect(poller.poll()).rejects.toThrow();
-		expect(poller.staticData).toEqual(position);
+		expect(consumerOf(poller)).toEqual(position);
 		poller.credentials = admin();
 		expect((await poller.poll())!.map((item) => item.id)).toEqual(
 			eventsInLog()
@@ -114,20 +143,32 @@ describe('Training Lab Activity Trigger (polling)', () => {
 		createLabs(1, 'During restart');
 
 		const restarted = first.restarted();
-		const names = (items: IDataObject[] | null) =>
-			(items ?? []).map((item) => (item.data as IDataObject).name);
 		expect(names(await restarted.poll())).toEqual([
 			'Running 0',
 			'Running 1',
 			'Running 2',
 			'During restart 0',
 		]);
+		expect(restarted.executions.map((execution) => names(execution.items))).toEqual([
+			['Running 0', 'Running 1', 'Running 2'],
+			['During restart 0'],
+		]);
 		expect(await restarted.poll()).toBeNull();
-		// Their end is stored with the next execution: a later restart starts them not again (only
-		// that last one, whose end no execution after it stored).
+		await reportsSent(restarted, 0);
+		// Their end was reported: a later restart starts nothing again.
 		createLabs(1, 'Later');
 		expect(names(await restarted.poll())).toEqual(['Later 0']);
-		expect(names(await restarted.restarted().poll())).toEqual(['Later 0']);
+		await reportsSent(restarted, 0);
+		expect(await restarted.restarted().poll()).toBeNull();
+	});
+
+	it('a restart after executions that ended starts none of them again', async () => {
+		const first = new Poller(admin(), { events: ['*'] });
+		await first.poll();
+		createLabs(1, 'Last before restart');
+		await first.poll();
+		await reportsSent(first, 0);
+		expect(await first.restarted().poll()).toBeNull();
 	});
 
 	it('an execution still running in this process is not started twice; one that ended, or could not run, not again', async () => {
@@ -139,23 +180,114 @@ describe('Training Lab Activity Trigger (polling)', () => {
 		createLabs(1, 'Refused');
 		await poller.poll();
 		expect(await poller.poll()).toBeNull();
-		expect(Object.keys(poller.staticData.running as IDataObject)).toHaveLength(2);
+		expect(consumerOf(poller)?.open).toBe(2);
 		poller.executions[0].end();
 		poller.executions[1].fail();
-		await new Promise((resolve) => setImmediate(resolve));
-		expect(poller.staticData.running).toEqual({});
+		await reportsSent(poller, 0);
 		expect(await poller.poll()).toBeNull();
+		expect(await poller.restarted().poll()).toBeNull();
 	});
 
-	it('after a restart that ended no execution of its own, the last execution before it may run again: at least once', async () => {
-		const first = new Poller(admin(), { events: ['*'] });
+	it('saved five times while 10 events happen and executions run: each event starts one execution', async () => {
+		let poller = new Poller(admin(), { events: ['lab.created'] });
+		await poller.poll();
+		const all: Poller[] = [poller];
+		for (let save = 0; save < 5; save++) {
+			createLabs(2, `Save ${save}`);
+			// Every other execution still runs at the next save; n8n stored the static data of each emit.
+			poller.endAtOnce = save % 2 === 0;
+			await poller.poll();
+			poller = poller.saved();
+			all.push(poller);
+			await poller.poll();
+		}
+		for (const each of all) for (const execution of each.executions) execution.end();
+		await reportsSent(poller, 0);
+		const started = all.flatMap((each) => each.executions.flatMap((e) => names(e.items)));
+		expect(started).toEqual(
+			Array.from({ length: 10 }, (_, i) => `Save ${Math.floor(i / 2)} ${i % 2}`),
+		);
+		expect(await poller.saved().poll()).toBeNull();
+		expect(await poller.restarted().poll()).toBeNull();
+	});
+
+	it('two polls of one node at once (a save during a poll) start a lost execution once', async () => {
+		const first = new Poller(admin(), { events: ['lab.created'] });
 		await first.poll();
-		createLabs(1, 'Last before restart');
-		await first.poll(); // ended, but n8n stores static data only when the next execution starts
-		const again = await first.restarted().poll();
-		expect((again ?? []).map((item) => (item.data as IDataObject).name)).toEqual([
-			'Last before restart 0',
+		first.endAtOnce = false;
+		createLabs(2, 'Lost');
+		await first.poll();
+		const restarted = first.restarted();
+		const beside = restarted.saved();
+		const [a, b] = await Promise.all([restarted.poll(), beside.poll()]);
+		expect([...names(a), ...names(b)]).toEqual(['Lost 0', 'Lost 1']);
+	});
+
+	it('an execution that ends while the API is unreachable is reported at a later poll, and not run again', async () => {
+		const proxy = await LossyProxy.start(server.url);
+		try {
+			const poller = new Poller({ ...admin(), baseUrl: proxy.url }, { events: ['lab.created'] });
+			await poller.poll();
+			poller.endAtOnce = false;
+			createLabs(1, 'Unreported');
+			await poller.poll();
+			proxy.refuse = (req) => req.method === 'DELETE';
+			poller.executions[0].end();
+			// The report and its two retries, refused.
+			const refused = () => proxy.exchanges.filter((e) => e.method === 'DELETE' && e.lost).length;
+			for (let i = 0; i < 1000 && refused() < 3; i++) await new Promise((r) => setTimeout(r, 5));
+			expect(refused()).toBe(3);
+			expect(consumerOf(poller)?.open).toBe(1);
+			poller.credentials = admin();
+			// Each poll names the batch as this process's own (it is not started again) until its report gets through.
+			for (let i = 0; i < 100 && consumerOf(poller)?.open !== 0; i++) {
+				expect(await poller.poll()).toBeNull();
+				await new Promise((r) => setTimeout(r, 5));
+			}
+			expect(consumerOf(poller)?.open).toBe(0);
+			expect(poller.executions).toHaveLength(1);
+			expect(await poller.restarted().poll()).toBeNull();
+		} finally {
+			await proxy.stop();
+		}
+	});
+
+	it('takes over the position the previous version stored, and nothing of its running record', async () => {
+		createLabs(1, 'Before the saved position');
+		const saved = eventsInLog().at(-1)!;
+		const occurredAt = (
+			server.db.prepare('SELECT occurred_at FROM events WHERE id = ?').get(saved.id) as {
+				occurred_at: string;
+			}
+		).occurred_at;
+		createLabs(2, 'After the saved position');
+		const upgraded = new Poller(
+			admin(),
+			{ events: ['lab.created'] },
+			{
+				lastEventId: saved.id,
+				lastOccurredAt: occurredAt,
+				running: { [saved.id]: [{ id: saved.id }] },
+			},
+		);
+		expect(names(await upgraded.poll())).toEqual([
+			'After the saved position 0',
+			'After the saved position 1',
 		]);
+		expect(upgraded.staticData).toEqual({});
+		expect(await upgraded.poll()).toBeNull();
+	});
+
+	it('takes over an empty-log position of the previous version as the start of the log', async () => {
+		const upgraded = new Poller(
+			admin(),
+			{ events: ['org.closed', 'lab.created'] },
+			{ lastEventId: '' },
+		);
+		const items = (await upgraded.poll())!;
+		expect(items.length).toBe(
+			eventsInLog().filter((event) => ['org.closed', 'lab.created'].includes(event.type)).length,
+		);
 	});
 
 	it('asks the API only for the types it listens to, and emits what a poller of every type would of them', async () => {
@@ -180,27 +312,31 @@ describe('Training Lab Activity Trigger (polling)', () => {
 				'member.removed',
 				'lab_version.published',
 			]);
-			// `GET /me` for the organization, then one page of the selected types: not the 3 pages of 470 events.
-			const lists = proxy.exchanges.filter((e) => e.path.includes('/events'));
-			expect(proxy.exchanges).toHaveLength(2);
-			expect(new URL(lists[0].path, server.url).searchParams.get('types')).toBe(selected.join(','));
+			// `GET /me` for the organization, then one batch of the selected types (not 470 events read
+			// and filtered here), then the execution's end reported.
+			await reportsSent(narrow, 0);
+			const consumerPath = /^\/api\/v1\/orgs\/[^/]+\/event-consumers\/[^/]+\/batches/;
+			expect(
+				proxy.exchanges.map((e) => [e.method, e.path.replace(consumerPath, '…/batches')]),
+			).toEqual([
+				['GET', '/api/v1/me'],
+				['POST', '…/batches'],
+				['DELETE', expect.stringMatching(/^…\/batches\/[0-9a-f-]{36}$/)],
+			]);
+			const types = server.db
+				.prepare('SELECT event_types FROM event_consumers WHERE description LIKE ?')
+				.pluck()
+				.get(`%(${narrow.workflowId})%`);
+			expect(JSON.parse(types as string)).toEqual(selected);
 		} finally {
 			await proxy.stop();
 		}
 	});
 
-	it('goes on from a position saved before it filtered by type (an event of another type)', async () => {
-		const poller = new Poller(admin(), { events: ['member.removed'] });
-		await poller.poll();
+	it('goes on from a position the previous version saved before it filtered by type (an event of another type)', async () => {
 		createLabs(1, 'Saved position');
 		const newest = eventsInLog().at(-1)!;
-		const saved = server.db
-			.prepare('SELECT occurred_at FROM events WHERE id = ?')
-			.get(newest.id) as {
-			occurred_at: string;
-		};
-		poller.staticData.lastEventId = newest.id;
-		poller.staticData.lastOccurredAt = saved.occurred_at;
+		const poller = new Poller(admin(), { events: ['member.removed'] }, { lastEventId: newest.id });
 		const [removed] = await removeTrainers(org, 1);
 		const items = (await poller.poll())!;
 		expect(items.map((item) => (item.data as { user_id: string }).user_id)).toEqual([removed]);

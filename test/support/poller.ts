@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PollContext } from 'n8n-core';
 import {
 	Workflow,
@@ -25,7 +26,8 @@ export interface Execution {
 /**
  * n8n's side of a polling trigger: a workflow holding the node and its static data, polled through
  * n8n-core, with the executions it starts. n8n stores the static data when the trigger starts an
- * execution, and only then: `stored` is what a restarted n8n reads back.
+ * execution, and only then: `stored` is what n8n reads back when it registers the poller again (a
+ * save on n8n 1.x and 2.6) or starts again. Each poller is a workflow of its own.
  */
 export class Poller {
 	readonly staticData: IDataObject;
@@ -34,6 +36,7 @@ export class Poller {
 	readonly executions: Execution[] = [];
 	/** Executions end as soon as they start; false: they run until a test ends them (or n8n dies). */
 	endAtOnce = true;
+	readonly workflowId: string;
 	#parameters: INodeParameters;
 	#nodeType: TrainingLabActivityTrigger;
 
@@ -42,11 +45,13 @@ export class Poller {
 		parameters: INodeParameters,
 		staticData: IDataObject = {},
 		nodeType = trigger,
+		workflowId = `poll-${randomUUID()}`,
 	) {
 		this.credentials = credentials;
 		this.#parameters = parameters;
 		this.staticData = staticData;
 		this.#nodeType = nodeType;
+		this.workflowId = workflowId;
 	}
 
 	/** The items of the executions this poll started, in order (or what Fetch Test Event returns); null: none. */
@@ -61,7 +66,7 @@ export class Poller {
 			credentials: { trainingLabApi: { id: '1', name: 'Training Lab account' } },
 		};
 		const workflow = new Workflow({
-			id: 'poll-workflow',
+			id: this.workflowId,
 			name: 'Activity',
 			nodes: [node],
 			connections: {},
@@ -103,6 +108,14 @@ export class Poller {
 		return started.length > 0 ? started : null;
 	}
 
+	/**
+	 * The workflow saved while active, as n8n 1.x and 2.6 do it: the same process registers the
+	 * poller again from the static data it stored. Executions still running go on.
+	 */
+	saved(): Poller {
+		return this.#withStoredData(this.#nodeType);
+	}
+
 	/** n8n started again after it stopped: a new process, which reads back the static data n8n stored. */
 	restarted(): Poller {
 		let fresh!: typeof TrainingLabActivityTrigger;
@@ -111,11 +124,18 @@ export class Poller {
 				'../../nodes/TrainingLabActivityTrigger/TrainingLabActivityTrigger.node',
 			).TrainingLabActivityTrigger;
 		});
-		return new Poller(
+		return this.#withStoredData(new fresh());
+	}
+
+	#withStoredData(nodeType: TrainingLabActivityTrigger): Poller {
+		const poller = new Poller(
 			this.credentials,
 			this.#parameters,
 			JSON.parse(JSON.stringify(this.stored)),
-			new fresh(),
+			nodeType,
+			this.workflowId,
 		);
+		poller.stored = JSON.parse(JSON.stringify(this.stored));
+		return poller;
 	}
 }
