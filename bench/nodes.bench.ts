@@ -135,7 +135,8 @@ it('polls a busy activity log for 1 of its 22 event types', async () => {
 			const started = performance.now();
 			const items = (await poller.poll()) ?? [];
 			milliseconds.push(performance.now() - started);
-			requests.push(proxy.exchanges.length);
+			// The poll's own requests; telling the API that the execution ended is one more, per execution.
+			requests.push(proxy.exchanges.filter((exchange) => exchange.method !== 'DELETE').length);
 			if (items.length !== removals || items.some((item) => item.type !== 'member.removed'))
 				throw new Error(`poll ${round} emitted ${items.length} items, not ${removals} removals`);
 		}

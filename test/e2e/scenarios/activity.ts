@@ -65,18 +65,105 @@ async function followUpWorkflow(e2e: E2e) {
 	};
 }
 
-/** Waits until the first poll of a workflow's Activity Trigger has recorded where the log stands. */
-async function firstPoll(e2e: E2e, workflowId: string): Promise<void> {
+interface Consumer {
+	id: string;
+	open_batches: number;
+	last_read_at: string;
+}
+
+/** The event consumer in the API of a workflow's Activity Trigger (its description names the workflow). */
+async function consumerOf(
+	e2e: E2e,
+	org: string,
+	workflowId: string,
+): Promise<Consumer | undefined> {
+	const { client, org: of } = e2e.org(org);
+	const consumers = (await client.getAll(`/orgs/${of.id}/event-consumers`)).items as Array<
+		Consumer & { description: string }
+	>;
+	return consumers.find((consumer) => consumer.description.includes(`(${workflowId})`));
+}
+
+/** Waits until the first poll of a workflow's Activity Trigger has had the API record where the log stands. */
+async function firstPoll(e2e: E2e, org: string, workflowId: string): Promise<void> {
 	await eventually(
-		async () => {
-			const stored = await e2e.client.api<{
-				staticData?: Record<string, { lastEventId?: string }>;
-			}>('GET', `/workflows/${workflowId}`);
-			return stored.staticData?.['node:Activity']?.lastEventId !== undefined;
-		},
-		'the first poll to record its position',
+		async () => (await consumerOf(e2e, org, workflowId)) !== undefined,
+		'the first poll to have the API record its position',
 		patiently(150_000, e2e.n8n.log),
 	);
+}
+
+/**
+ * Waits until every batch of the workflow's trigger is done (each execution ended, and the trigger
+ * told the API) and the trigger has polled again since: a batch run twice would have been started by now.
+ */
+async function settledAndPolledAgain(e2e: E2e, org: string, workflowId: string): Promise<void> {
+	const done = await eventually(
+		async () => {
+			const consumer = await consumerOf(e2e, org, workflowId);
+			return consumer?.open_batches === 0 && consumer;
+		},
+		'every batch of the trigger to be done',
+		patiently(150_000, e2e.n8n.log),
+	);
+	// Deactivating and activating polls at once, on every n8n (where a minute's wait would do too).
+	await e2e.deactivate(workflowId);
+	await e2e.activate(workflowId);
+	await eventually(
+		async () => (await consumerOf(e2e, org, workflowId))!.last_read_at > done.last_read_at,
+		'the trigger to poll again',
+		patiently(150_000, e2e.n8n.log),
+	);
+}
+
+/** Removes `count` new trainers of the organization `org`, one after another; their user ids, in order. */
+async function removeMembers(e2e: E2e, org: string, count: number): Promise<string[]> {
+	const { client: api, org: of } = e2e.org(org);
+	const ids: string[] = [];
+	for (let i = 0; i < count; i++) {
+		const member = (
+			await api.post(`/orgs/${of.id}/members`, {
+				email: `leaver-${randomUUID()}@e2e.test`,
+				name: 'Leaver',
+				role: 'trainer',
+			})
+		).body;
+		expect((await api.delete(`/orgs/${of.id}/members/${member.user_id}`)).status).toBe(204);
+		ids.push(member.user_id);
+	}
+	return ids;
+}
+
+/** How often each removed member's event started an execution of the workflow, by outcome; by user id. */
+async function runsPerMember(e2e: E2e, workflowId: string): Promise<Map<string, string[]>> {
+	const runs = new Map<string, string[]>();
+	for (const execution of await e2e.client.executions(workflowId))
+		for (const item of e2e.nodeOutput(execution, 'Activity'))
+			runs.set(item.data.user_id, [...(runs.get(item.data.user_id) ?? []), execution.status]);
+	return runs;
+}
+
+/**
+ * Activity Trigger (member.removed, every minute) → a 3 s wait, and a sticky note: what a person
+ * edits between saves.
+ */
+function slowWorkflowWithNote(e2e: E2e, name: string, credentialId: string) {
+	const workflow = e2e.activityWorkflow(name, credentialId, ['member.removed']);
+	return {
+		...workflow,
+		nodes: [
+			...workflow.nodes,
+			workflowNode('Pause', 'n8n-nodes-base.wait', 200, {
+				typeVersion: 1.1,
+				parameters: { resume: 'timeInterval', amount: 3, unit: 'seconds' },
+			}),
+			workflowNode('Note', 'n8n-nodes-base.stickyNote', 400, {
+				typeVersion: 1,
+				parameters: { content: 'Offboarding: edited 0 times' },
+			}),
+		],
+		connections: { Activity: { main: [[{ node: 'Pause', type: 'main', index: 0 }]] } },
+	};
 }
 
 /** The Activity Trigger polling in an active workflow. */
@@ -91,7 +178,7 @@ export function activityScenarios(e2e: E2e): void {
 				// Activated when the suite started (pollingWorkflowId). The first poll records where the
 				// log stands; n8n keeps that in the workflow's static data.
 				const workflow = { id: pollingWorkflowId };
-				await firstPoll(e2e, workflow.id);
+				await firstPoll(e2e, 'polling', workflow.id);
 
 				const removeMembers = async (count: number) => {
 					const ids: string[] = [];
@@ -165,6 +252,70 @@ export function activityScenarios(e2e: E2e): void {
 		);
 	});
 
+	describe('what a person does to an Activity Trigger workflow', () => {
+		it(
+			'10 events during 5 saves in a row (a note edited): each runs to the end exactly once',
+			async () => {
+				const org = 'pollSaves';
+				const id = await e2e.create(
+					slowWorkflowWithNote(e2e, 'Saved while polled', await e2e.credentialOf(org)),
+				);
+				await e2e.activate(id);
+				await firstPoll(e2e, org, id);
+				const removed: string[] = [];
+				for (let save = 1; save <= 5; save++) {
+					removed.push(...(await removeMembers(e2e, org, 2)));
+					await e2e.client.saveAndPublish(id, (workflow) => {
+						workflow.nodes.find((node: any) => node.name === 'Note').parameters.content =
+							`Offboarding: edited ${save} times`;
+					});
+				}
+				await eventually(
+					async () => {
+						const runs = await runsPerMember(e2e, id);
+						return removed.every((member) => runs.get(member)?.includes('success'));
+					},
+					'an execution of every removal to have ended',
+					patiently(150_000, e2e.n8n.log),
+				);
+				await settledAndPolledAgain(e2e, org, id);
+				const runs = await runsPerMember(e2e, id);
+				expect(removed.map((member) => [member, runs.get(member)])).toEqual(
+					removed.map((member) => [member, ['success']]),
+				);
+				console.log(
+					`n8n ${e2e.n8n.version}: 10 removals during 5 saves of an Activity Trigger workflow: each ran once, ` +
+						`in ${new Set((await e2e.client.executions(id)).map((e) => e.id)).size} execution(s)`,
+				);
+			},
+			6 * 60_000,
+		);
+
+		it(
+			'deactivate, 3 events, activate: the 3 run once after activation',
+			async () => {
+				const org = 'pollInactive';
+				const id = await e2e.create(
+					slowWorkflowWithNote(e2e, 'Inactive while events happen', await e2e.credentialOf(org)),
+				);
+				await e2e.activate(id);
+				await firstPoll(e2e, org, id);
+				await e2e.deactivate(id);
+				const removed = await removeMembers(e2e, org, 3);
+				await e2e.activate(id);
+				await e2e.executions(
+					id,
+					(all) => all.length > 0 && all.every((e) => e.status === 'success'),
+					'the execution of the 3 removals',
+				);
+				await settledAndPolledAgain(e2e, org, id);
+				const runs = await runsPerMember(e2e, id);
+				expect([...runs]).toEqual(removed.map((member) => [member, ['success']]));
+			},
+			5 * 60_000,
+		);
+	});
+
 	if (crashedWhilePolled(e2e))
 		describe('n8n killed while an execution the Activity Trigger started runs', () => {
 			afterAll(() => e2e.deactivate(followUpWorkflowId!));
@@ -174,7 +325,7 @@ export function activityScenarios(e2e: E2e): void {
 				async () => {
 					const org = 'pollCrash';
 					const { client: api, org: of } = e2e.org(org);
-					await firstPoll(e2e, followUpWorkflowId!);
+					await firstPoll(e2e, org, followUpWorkflowId!);
 					const members = await e2e.addTrainers(org, 3);
 					for (const member of members)
 						expect((await api.delete(`/orgs/${of.id}/members/${member.user_id}`)).status).toBe(204);
