@@ -97,6 +97,21 @@ describe('GET …/deliveries/{deliveryId}', () => {
 		expect(JSON.stringify(attempt)).not.toContain('secret');
 	});
 
+	it("keeps a redirect's Location without the user name and password in it", async () => {
+		const { attempted } = await oneDelivery(() => ({
+			status: 302,
+			headers: {
+				location: 'https://admin:s3cret-pw@internal.example/moved?to=https://u:p@x.test/',
+			},
+		}));
+		const [attempt] = (await attempted(1)).attempt_log;
+		expect(attempt.response.headers.location).toBe(
+			'https://internal.example/moved?to=https://x.test/',
+		);
+		expect(attempt.error).toBe('HTTP 302 (redirects are not followed)');
+		expect(JSON.stringify(attempt)).not.toMatch(/s3cret|admin:|u:p@/);
+	});
+
 	it('has no answer when none came, and says what started each attempt', async () => {
 		const { base, detailPath, attempted } = await oneDelivery(
 			() => ({ status: 204 }),

@@ -80,6 +80,48 @@ describe('the activity log, filtered', () => {
 		expect(backwards.body.error.details[0].path).toBe('until');
 	});
 
+	it('refuses a time outside the years 0000–9999 once in UTC, and takes a range that ends at their end', async () => {
+		for (const time of [
+			'9999-12-31T23:59:59-23:59',
+			'0000-01-01T00:00:00+00:01',
+			'+010000-01-01T00:00:00Z',
+		]) {
+			for (const name of ['since', 'until']) {
+				const response = await org.admin.get(eventsPath(`${name}=${encodeURIComponent(time)}`));
+				expect({
+					time,
+					name,
+					status: response.status,
+					path: response.body.error?.details?.[0]?.path,
+				}).toEqual({
+					time,
+					name,
+					status: 400,
+					path: name,
+				});
+			}
+		}
+		const wide = await org.admin.getAll(
+			eventsPath(
+				`since=0000-01-01T00:00:00Z&until=${encodeURIComponent('9999-12-31T23:59:59.999Z')}&limit=200`,
+			),
+		);
+		expect(wide.items.map((e: { id: string }) => e.id)).toEqual(all.map((e) => e.id));
+	});
+
+	it('names a bounded number of unknown types in its answer, however many were sent', async () => {
+		const types = Array.from({ length: 2000 }, (_, i) => `u.${i}`).join(','); // 12 KB
+		const response = await org.admin.get(eventsPath(`types=${types}`));
+		expect(response.status).toBe(400);
+		expect(response.body.error.message).toContain('"u.0"');
+		expect(response.body.error.message).toContain('(and 1999 more)');
+		expect(response.body.error.details).toHaveLength(20);
+		expect(response.text.length).toBeLessThan(4000);
+		const long = await org.admin.get(eventsPath(`types=${'x'.repeat(5000)}`));
+		expect(long.status).toBe(400);
+		expect(long.text.length).toBeLessThan(1000);
+	});
+
 	it("never lists another organization's events of the type asked for", async () => {
 		const other = await createOrg(server);
 		await other.admin.post('/labs', { name: 'Elsewhere', tier: 'vm' });

@@ -2,8 +2,10 @@ import type { z } from 'zod';
 import { ApiError } from '../core/errors.ts';
 
 const WHERE = { params: 'Path parameter', query: 'Query parameter', body: 'Request body' } as const;
+/** Problems listed in `details`: a request with thousands of bad values gets a short answer. */
+const MAX_DETAILS = 20;
 
-/** Parses input with its schema or throws a 400 naming the first problem (all problems in `details`). */
+/** Parses input with its schema or throws a 400 naming the first problem (the first 20 in `details`). */
 export function parseInput<S extends z.ZodType>(
 	schema: S,
 	input: unknown,
@@ -21,6 +23,6 @@ export function parseInput<S extends z.ZodType>(
 	throw new ApiError(
 		'validation_failed',
 		`${location} is invalid: ${first.message}${more}`,
-		details,
+		details.slice(0, MAX_DETAILS),
 	);
 }

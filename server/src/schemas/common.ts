@@ -11,6 +11,15 @@ export const ROLES = ['admin', 'trainer'] as const;
 export const Role = z.enum(ROLES).meta({ description: '`admin` or `trainer`.' });
 export type Role = z.infer<typeof Role>;
 
+/**
+ * A value a client sent, quoted in an error message: at most 64 characters of it, so that an error
+ * does not repeat a huge input back.
+ */
+export function quoted(input: unknown): string {
+	const text = String(input);
+	return text.length > 64 ? `${JSON.stringify(text.slice(0, 64))}…` : JSON.stringify(text);
+}
+
 /** Path and body ids: any RFC 9562 UUID, case-insensitive, normalised to lower case. */
 export const Uuid = z.uuid().toLowerCase();
 
@@ -32,10 +41,19 @@ export const Email = z
 	.toLowerCase()
 	.meta({ description: 'E-mail address, stored lower-cased.' });
 
-/** RFC 3339 with `Z` or an offset on input; always UTC with `Z` on output. */
+/**
+ * RFC 3339 with `Z` or an offset on input; always UTC with `Z` on output. Times are stored and
+ * compared as these strings, so one whose UTC form leaves the years 0000–9999 (`9999-12-31T23:59:59-23:59`
+ * is in the year 10000, written `+010000-…`, which sorts before every year) is refused.
+ */
 export const TimestampInput = z.iso
 	.datetime({ offset: true })
-	.transform((value) => new Date(value).toISOString())
+	.transform((value, ctx) => {
+		const utc = new Date(value).toISOString();
+		if (/^\d{4}-/.test(utc)) return utc;
+		ctx.addIssue({ code: 'custom', message: 'Must fall within the years 0000–9999 in UTC' });
+		return z.NEVER;
+	})
 	.meta({ description: 'RFC 3339 timestamp with `Z` or an offset; returned in UTC.' });
 
 export const Timestamp = z

@@ -7,6 +7,7 @@ import {
 	timeRange,
 	Timestamp,
 	Uuid,
+	quoted,
 } from './common.ts';
 import { LAB_TIERS } from './labs.ts';
 
@@ -414,8 +415,7 @@ export const EventTypeCatalogue = z.array(EventTypeInfo);
 export type EventTypeInfo = z.infer<typeof EventTypeInfo>;
 
 const KnownEventType = z.enum(EVENT_TYPES, {
-	error: (issue) =>
-		`Unknown event type ${JSON.stringify(issue.input)}; GET /event-types lists them`,
+	error: (issue) => `Unknown event type ${quoted(issue.input)}; GET /event-types lists them`,
 });
 
 /** A filter on event types, as the lists take it: an unknown type is refused by name. */

@@ -8,6 +8,7 @@ import {
 	Timestamp,
 	TimestampInput,
 	Uuid,
+	quoted,
 } from './common.ts';
 import { EventType, eventTypesParameter } from './events.ts';
 
@@ -164,7 +165,7 @@ export const DeliveryListQuery = listQuery(100)
 		status: listParameter(
 			z.enum(DELIVERY_STATUSES, {
 				error: (issue) =>
-					`Unknown status ${JSON.stringify(issue.input)}; one of ${DELIVERY_STATUSES.join(', ')}`,
+					`Unknown status ${quoted(issue.input)}; one of ${DELIVERY_STATUSES.join(', ')}`,
 			}),
 			'Only deliveries in these states (`pending`, `succeeded`, `failed`, `exhausted`): repeated, or separated by commas.',
 		),

@@ -202,14 +202,23 @@ function utf8Prefix(bytes: Buffer, maxBytes: number): string {
 	return bytes.subarray(0, end).toString('utf8');
 }
 
-/** The kept headers of an answer (`KEPT_RESPONSE_HEADERS`), each value at most 512 characters. */
+/**
+ * The kept headers of an answer (`KEPT_RESPONSE_HEADERS`), each value at most 512 characters,
+ * without the user name and password of any URL in them (`Location: https://admin:…@internal/`).
+ */
 function keptHeaders(response: IncomingMessage): Record<string, string> {
 	const kept: Record<string, string> = {};
 	for (const [name, value] of Object.entries(response.headers)) {
 		if (!KEPT_RESPONSE_HEADERS.has(name) || value === undefined) continue;
-		kept[name] = (Array.isArray(value) ? value.join(', ') : value).slice(0, MAX_HEADER_VALUE_CHARS);
+		const text = Array.isArray(value) ? value.join(', ') : value;
+		kept[name] = withoutUserInfo(text).slice(0, MAX_HEADER_VALUE_CHARS);
 	}
 	return kept;
+}
+
+/** `text` with the `user:password@` of each URL in it left out. */
+function withoutUserInfo(text: string): string {
+	return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, '$1');
 }
 
 function failureOf(statusCode: number, text: string, unreceipted: boolean): string | null {
