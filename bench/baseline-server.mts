@@ -3,7 +3,6 @@
 // repositories) — without Express, zod validation, rate limiting, idempotency or the error envelope.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_RETRY_SCHEDULE_S } from '../server/src/config.ts';
 import { openDatabase } from '../server/src/db/connection.ts';
 import { createServices } from '../server/src/services/index.ts';
 import { actorOf } from '../server/src/core/actor.ts';
@@ -11,7 +10,6 @@ import { actorOf } from '../server/src/core/actor.ts';
 const db = openDatabase(process.env.DATABASE_PATH!);
 const services = createServices(db, {
 	allowInsecureWebhookUrls: true,
-	webhookRetryScheduleSeconds: DEFAULT_RETRY_SCHEDULE_S,
 });
 
 const server = createServer((req, res) => {

@@ -2,7 +2,7 @@
 // harness of the tests); each adds its figures to the JSON object in BENCH_RESULT_FILE.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { signatureProblem } from '../nodes/TrainingLabTrigger/signature';
-import { signedHeaders } from '../server/src/webhooks/signature';
+import { signedHeaders } from '../server/src/outbox/signature';
 import { createOrg } from '../test/support/fixtures';
 import { startTestServer } from '../test/support/test-server';
 import { runTrainingLab } from '../test/support/n8n';

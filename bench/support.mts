@@ -3,7 +3,6 @@ import { Agent, createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_RETRY_SCHEDULE_S } from '../server/src/config.ts';
 import { openDatabase } from '../server/src/db/connection.ts';
 import { createServices } from '../server/src/services/index.ts';
 import { bootstrapOrg, type Bootstrapped } from '../tooling/api/server-process.ts';
@@ -214,7 +213,6 @@ export function seedSessions(
 	const db = openDatabase(databasePath);
 	const services = createServices(db, {
 		allowInsecureWebhookUrls: true,
-		webhookRetryScheduleSeconds: DEFAULT_RETRY_SCHEDULE_S,
 	});
 	const actor = {
 		orgId: boot.org.id,

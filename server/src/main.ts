@@ -19,17 +19,16 @@ if (args.length > 0) {
 
 try {
 	const config = loadConfig(process.env);
-	const checkpointWorker = new URL('./db/checkpoint-worker.ts', import.meta.url);
+	const workers = {
+		checkpoints: new URL('./db/checkpoint-worker.ts', import.meta.url),
+		outbox: new URL('./outbox/worker.ts', import.meta.url),
+	};
 	const consoleDir = fileURLToPath(new URL('../../build/console', import.meta.url));
-	const server = await startServer(
-		config,
-		consoleLogger,
-		systemClock,
-		checkpointWorker,
-		consoleDir,
-	).catch((error: NodeJS.ErrnoException) => {
-		throw listenError(error, config.host, config.port) ?? error;
-	});
+	const server = await startServer(config, consoleLogger, systemClock, workers, consoleDir).catch(
+		(error: NodeJS.ErrnoException) => {
+			throw listenError(error, config.host, config.port) ?? error;
+		},
+	);
 	consoleLogger.info(`listening on ${server.url}`);
 	consoleLogger.info(`console at ${consoleUrlOf(server.url)}`);
 	const shutdown = (signal: string): void => {

@@ -10,7 +10,8 @@ import { createHttpServer } from './http/edge.ts';
 import { CURSOR_KEY_BYTES, CursorSeal } from './core/cursor-seal.ts';
 import { createRepositories } from './repositories/index.ts';
 import { createServices, type Services } from './services/index.ts';
-import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { createDeliverySide } from './outbox/delivery-side.ts';
+import { DeliveryThread } from './outbox/thread.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -39,30 +40,53 @@ export const consoleLogger: Logger = {
 };
 
 /**
- * The composition root: the database, services, webhook dispatcher and HTTP server, wired together.
- * `checkpointWorker` is ./db/checkpoint-worker.ts as a URL (the caller's module system knows where
- * it is): given, SQLite's WAL checkpoints and their fsyncs run on that worker thread instead of
- * inside requests (./db/checkpoints.ts).
+ * The server's worker threads, as URLs (the caller's module system knows where they are):
+ * ./db/checkpoint-worker.ts, where SQLite's WAL checkpoints and their fsyncs run instead of inside
+ * requests (./db/checkpoints.ts), and ./outbox/worker.ts, where webhooks are signed, sent and
+ * recorded (./outbox/thread.ts).
+ */
+export interface WorkerUrls {
+	checkpoints: URL;
+	outbox: URL;
+}
+
+/**
+ * The composition root: the database, services, the webhook outbox and the HTTP server, wired
+ * together. Without `workers` (or with an in-memory database, which has one connection) the
+ * checkpoints are SQLite's own and the outbox runs on the event loop.
  */
 export async function startServer(
 	config: Config,
 	logger: Logger = consoleLogger,
 	clock: Clock = systemClock,
-	checkpointWorker?: URL,
+	workers?: WorkerUrls,
 	/** The built web console (`npm run build:console`), served at /console. */
 	consoleDir?: string,
 ): Promise<RunningServer> {
 	const db = openDatabase(config.databasePath);
-	const checkpoints =
-		checkpointWorker && !db.memory ? checkpointOffThread(db, checkpointWorker, logger) : undefined;
+	const onThreads = workers !== undefined && !db.memory;
+	const checkpoints = onThreads ? checkpointOffThread(db, workers.checkpoints, logger) : undefined;
+	const outboxOptions = { ...config.webhooks, clock };
+	const outbox = onThreads
+		? new DeliveryThread(
+				workers.outbox,
+				{
+					databasePath: db.name,
+					options: config.webhooks,
+					clock: clock.shared,
+					checkpointsElsewhere: true,
+				},
+				logger,
+			)
+		: startedOnEventLoop(createDeliverySide(db, outboxOptions, logger).dispatcher);
 	const repos = createRepositories(db);
 	const services = createServices(
 		db,
 		{
 			allowInsecureWebhookUrls: config.webhooks.allowInsecureUrls,
 			webhookDnsTimeoutMs: config.webhooks.dnsTimeoutMs,
-			webhookRetryScheduleSeconds: config.webhooks.retryScheduleSeconds,
 			retention: config.retention,
+			outbox,
 			clock,
 		},
 		repos,
@@ -79,7 +103,7 @@ export async function startServer(
 		upkeepRun ??= (async () => {
 			try {
 				services.idempotency.purgeExpired();
-				services.webhooks.deleteLongHeld();
+				services.webhookEndpoints.deleteLongHeld();
 				services.eventConsumers.deleteIdle();
 				await services.retention.prune(betweenBatches);
 			} catch (error) {
@@ -93,10 +117,6 @@ export async function startServer(
 	const upkeepEveryMs = Math.max(1000, Math.min(HOUR_MS, services.retention.shortestMs / 24));
 	const upkeepTimer = setInterval(upkeep, upkeepEveryMs);
 	upkeepTimer.unref();
-
-	const dispatcher = new WebhookDispatcher(services.deliveries, config.webhooks, logger, clock);
-	services.events.onDeliveriesQueued(() => dispatcher.wake());
-	dispatcher.start();
 
 	const cursors = new CursorSeal(
 		repos.serverKeys.getOrCreate('cursor', () => randomBytes(CURSOR_KEY_BYTES)),
@@ -124,7 +144,7 @@ export async function startServer(
 		closed = true;
 		clearInterval(upkeepTimer);
 		await upkeepRun;
-		await dispatcher.stop();
+		await outbox.stop();
 		await checkpoints?.stop();
 		db.close();
 		throw error;
@@ -141,7 +161,7 @@ export async function startServer(
 			clearInterval(upkeepTimer);
 			await upkeepRun;
 			await http.shutdown(SHUTDOWN_GRACE_MS);
-			await dispatcher.stop();
+			await outbox.stop();
 			await checkpoints?.stop();
 			db.close();
 		})();
@@ -154,7 +174,12 @@ export async function startServer(
 		port,
 		db,
 		services,
-		webhooksIdle: () => dispatcher.whenIdle(),
+		webhooksIdle: () => outbox.whenIdle(),
 		close,
 	};
+}
+
+function startedOnEventLoop<T extends { start(): void }>(dispatcher: T): T {
+	dispatcher.start();
+	return dispatcher;
 }

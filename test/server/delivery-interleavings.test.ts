@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Actor } from '../../server/src/core/actor.ts';
 import { openDatabase } from '../../server/src/db/connection.ts';
-import type { DueDelivery } from '../../server/src/repositories/deliveries.ts';
-import type { AttemptResult } from '../../server/src/services/deliveries.ts';
+import type { Outbox } from '../../server/src/outbox/outbox.ts';
+import type { DueDelivery, SendOutcome } from '../../server/src/outbox/types.ts';
+import { answered, outboxOn, room } from '../support/outbox.ts';
 import { createServices, type Services } from '../../server/src/services/index.ts';
 
 // An attempt is in flight while a person or the server changes its delivery: each interleaving,
@@ -14,6 +15,7 @@ import { createServices, type Services } from '../../server/src/services/index.t
 let dir: string;
 let db: Database;
 let services: Services;
+let outbox: Outbox;
 let actor: Actor;
 let webhookId: string;
 
@@ -22,13 +24,13 @@ beforeEach(() => {
 	db = openDatabase(join(dir, 'db.sqlite'));
 	services = createServices(db, {
 		allowInsecureWebhookUrls: true,
-		webhookRetryScheduleSeconds: [5],
 	});
+	outbox = outboxOn(db, { retryScheduleSeconds: [5] });
 	({ actor } = services.orgs.create({
 		name: 'Interleavings',
 		admin: { email: 'ada@interleavings.test', name: 'Ada' },
 	}));
-	webhookId = services.webhooks.create(actor, {
+	webhookId = services.webhookEndpoints.create(actor, {
 		url: 'http://127.0.0.1:9/interleavings',
 		event_types: ['lab.created'],
 	}).id;
@@ -41,32 +43,26 @@ afterEach(() => {
 /** `count` events, and their deliveries now in flight (claimed, as the dispatcher claims them). */
 function inFlight(count: number): DueDelivery[] {
 	for (let n = 0; n < count; n++) services.labs.create(actor, { name: `Lab ${n}`, tier: 'vm' });
-	return services.deliveries.claimDue(100, () => 100, 60_000);
+	return outbox.claimDue(room(100), 60_000);
 }
 
-const answered = (statusCode: number): AttemptResult => ({
-	statusCode,
-	error: statusCode < 300 ? null : `HTTP ${statusCode}`,
-	response: { headers: {}, body: '', bodyTruncated: false },
-});
-
 /** Records the answers as the dispatcher does, in one pass; returns those that could not be. */
-function record(...answers: Array<[DueDelivery, AttemptResult]>) {
+function record(...answers: Array<[DueDelivery, SendOutcome]>) {
 	const now = Date.now();
-	return services.deliveries.record(
-		answers.map(([delivery, result]) => ({ delivery, result, startedAt: now, endedAt: now + 5 })),
+	return outbox.record(
+		answers.map(([delivery, outcome]) => ({ delivery, outcome, startedAt: now, endedAt: now + 5 })),
 	);
 }
 
 const deliveries = () =>
-	services.webhooks.listDeliveries(actor.orgId, webhookId, { limit: 100 }).items;
+	services.deliveryOperations.listDeliveries(actor.orgId, webhookId, { limit: 100 }).items;
 const recoverAll = () =>
-	services.webhooks.recover(actor, webhookId, '2000-01-01T00:00:00.000Z').queued;
+	services.deliveryOperations.recover(actor, webhookId, '2000-01-01T00:00:00.000Z').queued;
 
 describe('an attempt answered 2xx counts as delivered whatever happened while it was in flight', () => {
 	it('the endpoint disabled meanwhile: succeeded, and a recovery after enabling it sends nothing', () => {
 		const [delivery] = inFlight(1);
-		services.webhooks.update(actor, webhookId, { disabled: true });
+		services.webhookEndpoints.update(actor, webhookId, { disabled: true });
 		expect(record([delivery, answered(200)])).toEqual([]);
 		expect(deliveries()).toEqual([
 			expect.objectContaining({
@@ -75,7 +71,7 @@ describe('an attempt answered 2xx counts as delivered whatever happened while it
 				next_attempt_at: null,
 			}),
 		]);
-		services.webhooks.update(actor, webhookId, { disabled: false });
+		services.webhookEndpoints.update(actor, webhookId, { disabled: false });
 		expect(recoverAll()).toBe(0);
 	});
 
@@ -84,22 +80,22 @@ describe('an attempt answered 2xx counts as delivered whatever happened while it
 		record([delivery, answered(500)]);
 		expect(deliveries()[0].status).toBe('failed');
 		db.prepare('UPDATE webhook_deliveries SET next_attempt_at = 0').run(); // its retry is due
-		const [retry] = services.deliveries.claimDue(1, () => 1, 60_000);
+		const [retry] = outbox.claimDue(room(1), 60_000);
 		expect(recoverAll()).toBe(1);
 		record([retry, answered(204)]);
 		expect(deliveries()).toEqual([
 			expect.objectContaining({ status: 'succeeded', attempts: 2, last_status_code: 204 }),
 		]);
-		expect(services.deliveries.claimDue(1, () => 1, 60_000)).toEqual([]);
+		expect(outbox.claimDue(room(1), 60_000)).toEqual([]);
 		expect(recoverAll()).toBe(0);
 	});
 
 	it('a resend asked for meanwhile: that attempt is logged as delivered, and the resend a person asked for still goes, once', () => {
 		const [delivery] = inFlight(1);
-		services.webhooks.resend(actor, webhookId, delivery.id);
+		services.deliveryOperations.resend(actor, webhookId, delivery.id);
 		record([delivery, answered(200)]);
 		expect(deliveries()[0]).toMatchObject({ status: 'pending', resends: 1, attempts: 1 });
-		const [resend] = services.deliveries.claimDue(1, () => 1, 60_000);
+		const [resend] = outbox.claimDue(room(1), 60_000);
 		expect(resend.resends).toBe(1);
 		record([resend, answered(200)]);
 		expect(deliveries()[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
@@ -117,13 +113,13 @@ describe('an attempt answered 2xx counts as delivered whatever happened while it
 		expect(byId.get(unanswered.id)?.status).toBe('exhausted');
 		record([unanswered, answered(202)]);
 		expect(deliveries().find((d) => d.id === unanswered.id)?.status).toBe('succeeded');
-		services.webhooks.update(actor, webhookId, { disabled: false });
+		services.webhookEndpoints.update(actor, webhookId, { disabled: false });
 		expect(recoverAll()).toBe(1); // the one that answered 410
 	});
 
 	it('a failed answer after the endpoint was disabled leaves the delivery given up (recoverable)', () => {
 		const [delivery] = inFlight(1);
-		services.webhooks.update(actor, webhookId, { disabled: true });
+		services.webhookEndpoints.update(actor, webhookId, { disabled: true });
 		record([delivery, answered(503)]);
 		expect(deliveries()[0]).toMatchObject({
 			status: 'exhausted',
@@ -133,7 +129,7 @@ describe('an attempt answered 2xx counts as delivered whatever happened while it
 	});
 
 	it('the endpoint deleted meanwhile: the answers end without an error, and the others of the pass are recorded', () => {
-		const other = services.webhooks.create(actor, {
+		const other = services.webhookEndpoints.create(actor, {
 			url: 'http://127.0.0.1:9/other',
 			event_types: ['lab.created'],
 		});
@@ -142,11 +138,11 @@ describe('an attempt answered 2xx counts as delivered whatever happened while it
 			claimed.find((d) => d.webhook_id === webhookId)!,
 			claimed.find((d) => d.webhook_id === other.id)!,
 		];
-		services.webhooks.delete(actor, webhookId);
+		services.webhookEndpoints.delete(actor, webhookId);
 		expect(record([toDeleted, answered(410)], [toOther, answered(200)])).toEqual([]);
-		expect(services.webhooks.listDeliveries(actor.orgId, other.id, { limit: 10 }).items).toEqual([
-			expect.objectContaining({ status: 'succeeded' }),
-		]);
+		expect(
+			services.deliveryOperations.listDeliveries(actor.orgId, other.id, { limit: 10 }).items,
+		).toEqual([expect.objectContaining({ status: 'succeeded' })]);
 		expect(db.prepare('SELECT count(*) FROM webhook_delivery_attempts').pluck().get()).toBe(1);
 	});
 });

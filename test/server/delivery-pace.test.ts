@@ -4,15 +4,14 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Actor } from '../../server/src/core/actor.ts';
 import { openDatabase } from '../../server/src/db/connection.ts';
-import {
-	MAX_EARLY_RETRIES_PER_STEP,
-	type AttemptResult,
-} from '../../server/src/services/deliveries.ts';
+import type { Outbox } from '../../server/src/outbox/outbox.ts';
+import { MAX_EARLY_RETRIES_PER_STEP } from '../../server/src/outbox/retry-rules.ts';
 import { createServices, type Services } from '../../server/src/services/index.ts';
 import { ManualClock } from '../support/manual-clock.ts';
+import { answered, outboxOn, room } from '../support/outbox.ts';
 
 // What a receiver's answers do to a delivery's pace, and who is told when it gives up: driven
-// attempt by attempt through the services the dispatcher calls, on a real database, with the
+// attempt by attempt through the outbox as the dispatcher drives it, on a real database, with the
 // clock moved by the test.
 const SCHEDULE_S = [60, 600, 3600];
 const LONGEST_STEP_MS = 3600_000;
@@ -21,6 +20,7 @@ const SECOND = 1000;
 let dir: string;
 let db: Database;
 let services: Services;
+let outbox: Outbox;
 let clock: ManualClock;
 let actor: Actor;
 let webhookId: string;
@@ -31,9 +31,9 @@ beforeEach(() => {
 	clock = new ManualClock();
 	services = createServices(db, {
 		allowInsecureWebhookUrls: true,
-		webhookRetryScheduleSeconds: SCHEDULE_S,
 		clock,
 	});
+	outbox = outboxOn(db, { retryScheduleSeconds: SCHEDULE_S, clock });
 	({ actor } = services.orgs.create({
 		name: 'Pace',
 		admin: { email: 'ada@pace.test', name: 'Ada' },
@@ -46,33 +46,42 @@ afterEach(() => {
 });
 
 function subscribe(url: string, eventTypes: Array<'lab.created' | 'webhook.delivery_exhausted'>) {
-	return services.webhooks.create(actor, { url, event_types: eventTypes }).id;
+	return services.webhookEndpoints.create(actor, { url, event_types: eventTypes }).id;
 }
 
-const answer = (statusCode: number, headers: Record<string, string> = {}): AttemptResult => ({
+/** A receiver's answer: its status and headers (the body is empty). */
+interface Reply {
+	statusCode: number;
+	headers: Record<string, string>;
+}
+const answer = (statusCode: number, headers: Record<string, string> = {}): Reply => ({
 	statusCode,
-	error: statusCode < 300 ? null : `HTTP ${statusCode}`,
-	response: { headers, body: '', bodyTruncated: false },
+	headers,
 });
 
 /** Makes the attempts due now (all endpoints), each answered by `reply`; returns how many there were. */
-function attemptDue(reply: (webhookId: string) => AttemptResult): number {
-	const due = services.deliveries.claimDue(100, () => 100, 60_000);
+function attemptDue(reply: (webhookId: string) => Reply): number {
+	const due = outbox.claimDue(room(100), 60_000);
 	const now = clock.now();
-	services.deliveries.record(
-		due.map((delivery) => ({
-			delivery,
-			result: reply(delivery.webhook_id),
-			startedAt: now,
-			endedAt: now,
-		})),
+	outbox.record(
+		due.map((delivery) => {
+			const { statusCode, headers } = reply(delivery.webhook_id);
+			return {
+				delivery,
+				outcome: answered(statusCode, headers, now),
+				startedAt: now,
+				endedAt: now,
+			};
+		}),
 	);
 	return due.length;
 }
 
 function theDelivery(endpoint = webhookId) {
-	const [delivery] = services.webhooks.listDeliveries(actor.orgId, endpoint, { limit: 1 }).items;
-	return services.webhooks.getDelivery(actor.orgId, endpoint, delivery.id);
+	const [delivery] = services.deliveryOperations.listDeliveries(actor.orgId, endpoint, {
+		limit: 1,
+	}).items;
+	return services.deliveryOperations.getDelivery(actor.orgId, endpoint, delivery.id);
 }
 
 /** Milliseconds from now until the delivery's next attempt. */
@@ -80,7 +89,7 @@ const waitOf = (endpoint = webhookId) =>
 	Date.parse(theDelivery(endpoint).next_attempt_at!) - clock.now();
 
 /** Moves the clock to the delivery's next attempt and makes it, answered by `result`. */
-function nextAttempt(result: AttemptResult, endpoint = webhookId): void {
+function nextAttempt(result: Reply, endpoint = webhookId): void {
 	clock.advance(Math.max(0, waitOf(endpoint)));
 	expect(attemptDue(() => result)).toBe(1);
 }
@@ -187,7 +196,7 @@ describe('a delivery that gives up', () => {
 
 	it('records nothing for a test event that gives up', () => {
 		attemptDue(() => answer(204));
-		services.webhooks.sendTest(actor, webhookId, 'lab.created');
+		services.deliveryOperations.sendTest(actor, webhookId, 'lab.created');
 		attemptDue(() => answer(500));
 		for (let step = 0; step < SCHEDULE_S.length; step++) nextAttempt(answer(500));
 		expect(theDelivery()).toMatchObject({ test: true, status: 'exhausted' });

@@ -327,7 +327,6 @@ describe('event consumers, kept by the server', () => {
 			const clock = new ManualClock();
 			const services = createServices(db, {
 				allowInsecureWebhookUrls: true,
-				webhookRetryScheduleSeconds: [60],
 				clock,
 			});
 			const { org: own } = services.orgs.create({

@@ -5,15 +5,17 @@ import type { Database } from 'better-sqlite3';
 import type { Actor } from '../../server/src/core/actor.ts';
 import { isoAt } from '../../server/src/core/clock.ts';
 import { openDatabase } from '../../server/src/db/connection.ts';
-import { RECOVERY_BATCH } from '../../server/src/services/deliveries.ts';
+import { RECOVERY_BATCH, type Outbox } from '../../server/src/outbox/outbox.ts';
 import { createServices, type Services } from '../../server/src/services/index.ts';
 import { ManualClock } from '../support/manual-clock.ts';
+import { outboxOn } from '../support/outbox.ts';
 
 // A recovery of any size is bounded work: the request says how many it will queue, and they are
 // queued a batch per transaction, between which requests run; it goes on after a restart.
 let dir: string;
 let db: Database;
 let services: Services;
+let outbox: Outbox;
 let clock: ManualClock;
 let actor: Actor;
 let recovered: string;
@@ -24,15 +26,16 @@ beforeEach(() => {
 	db = openDatabase(join(dir, 'db.sqlite'));
 	clock = new ManualClock();
 	services = servicesOn(db);
+	outbox = outboxOn(db, { retryScheduleSeconds: [1], clock });
 	({ actor } = services.orgs.create({
 		name: 'Recovery',
 		admin: { email: 'ada@recovery.test', name: 'Ada' },
 	}));
-	recovered = services.webhooks.create(actor, {
+	recovered = services.webhookEndpoints.create(actor, {
 		url: 'http://127.0.0.1:9/recovered',
 		event_types: ['lab.created'],
 	}).id;
-	other = services.webhooks.create(actor, {
+	other = services.webhookEndpoints.create(actor, {
 		url: 'http://127.0.0.1:9/other',
 		event_types: ['lab.created'],
 	}).id;
@@ -45,7 +48,6 @@ afterEach(() => {
 function servicesOn(database: Database): Services {
 	return createServices(database, {
 		allowInsecureWebhookUrls: true,
-		webhookRetryScheduleSeconds: [1],
 		clock,
 	});
 }
@@ -74,15 +76,15 @@ describe('a recovery', () => {
 	it('counts them in the request and queues them a batch at a time', () => {
 		const times = givenUpLabs(3 * RECOVERY_BATCH);
 		const since = times[RECOVERY_BATCH / 2];
-		const { queued } = services.webhooks.recover(actor, recovered, since);
+		const { queued } = services.deliveryOperations.recover(actor, recovered, since);
 		expect(queued).toBe(3 * RECOVERY_BATCH - RECOVERY_BATCH / 2);
 		expect(pendingOf(recovered)).toBe(0);
 		let batches = 0;
-		while (services.deliveries.recoverNextBatch()) batches++;
+		while (outbox.recoverNextBatch()) batches++;
 		expect(batches).toBe(3);
 		expect(pendingOf(recovered)).toBe(queued);
 		expect(pendingOf(other)).toBe(0);
-		expect(services.deliveries.recoveryUnderWay()).toBe(false);
+		expect(outbox.recoveryUnderWay()).toBe(false);
 		// Exactly those since then: the oldest pending one is the event at `since`.
 		const oldest = db
 			.prepare(
@@ -95,38 +97,45 @@ describe('a recovery', () => {
 
 	it('goes on after a restart, from where it was', () => {
 		givenUpLabs(2 * RECOVERY_BATCH + 10);
-		const { queued } = services.webhooks.recover(actor, recovered, '2000-01-01T00:00:00Z');
+		const { queued } = services.deliveryOperations.recover(
+			actor,
+			recovered,
+			'2000-01-01T00:00:00Z',
+		);
 		expect(queued).toBe(2 * RECOVERY_BATCH + 10);
 		const path = db.name;
 		db.close();
 		db = openDatabase(path);
 		services = servicesOn(db);
-		while (services.deliveries.recoverNextBatch());
+		outbox = outboxOn(db, { retryScheduleSeconds: [1], clock });
+		while (outbox.recoverNextBatch());
 		expect(pendingOf(recovered)).toBe(queued);
 	});
 
 	it('ends when its endpoint is disabled; a second one widens the one under way', () => {
 		const times = givenUpLabs(3 * RECOVERY_BATCH);
-		services.webhooks.recover(actor, recovered, times[2 * RECOVERY_BATCH]);
-		services.webhooks.recover(actor, recovered, times[0]);
-		while (services.deliveries.recoverNextBatch());
+		services.deliveryOperations.recover(actor, recovered, times[2 * RECOVERY_BATCH]);
+		services.deliveryOperations.recover(actor, recovered, times[0]);
+		while (outbox.recoverNextBatch());
 		expect(pendingOf(recovered)).toBe(3 * RECOVERY_BATCH);
 
 		db.prepare("UPDATE webhook_deliveries SET status = 'exhausted', next_attempt_at = NULL").run();
-		services.webhooks.recover(actor, recovered, times[0]);
-		services.webhooks.update(actor, recovered, { disabled: true });
-		expect(services.deliveries.recoverNextBatch()).toBe(false);
+		services.deliveryOperations.recover(actor, recovered, times[0]);
+		services.webhookEndpoints.update(actor, recovered, { disabled: true });
+		expect(outbox.recoverNextBatch()).toBe(false);
 		expect(pendingOf(recovered)).toBe(0);
 	});
 
 	it('queues nothing, and answers 0, when nothing since then failed', () => {
 		const times = givenUpLabs(10);
 		clock.advance(1000);
-		expect(services.webhooks.recover(actor, recovered, isoAt(clock.now())).queued).toBe(0);
-		expect(services.deliveries.recoveryUnderWay()).toBe(false);
-		expect(services.webhooks.recover(actor, recovered, times[9]).queued).toBe(1);
-		expect(services.deliveries.recoverNextBatch()).toBe(true);
+		expect(services.deliveryOperations.recover(actor, recovered, isoAt(clock.now())).queued).toBe(
+			0,
+		);
+		expect(outbox.recoveryUnderWay()).toBe(false);
+		expect(services.deliveryOperations.recover(actor, recovered, times[9]).queued).toBe(1);
+		expect(outbox.recoverNextBatch()).toBe(true);
 		expect(pendingOf(recovered)).toBe(1);
-		expect(services.deliveries.recoveryUnderWay()).toBe(false);
+		expect(outbox.recoveryUnderWay()).toBe(false);
 	});
 });

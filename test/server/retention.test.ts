@@ -6,7 +6,10 @@ import { loadConfig } from '../../server/src/config.ts';
 import type { Actor } from '../../server/src/core/actor.ts';
 import { openDatabase } from '../../server/src/db/connection.ts';
 import { createServices, type Services } from '../../server/src/services/index.ts';
+import type { Outbox } from '../../server/src/outbox/outbox.ts';
+import { outcomeOf } from '../../server/src/outbox/sender.ts';
 import { ManualClock } from '../support/manual-clock.ts';
+import { outboxOn, room } from '../support/outbox.ts';
 
 // What the store keeps: events and finished deliveries only as long as configured, so that it does
 // not grow without bound; nothing still being sent, and no event a kept delivery refers to.
@@ -14,6 +17,7 @@ const DAY = 24 * 60 * 60 * 1000;
 let dir: string;
 let db: Database;
 let services: Services;
+let outbox: Outbox;
 let clock: ManualClock;
 let actor: Actor;
 
@@ -23,10 +27,10 @@ beforeEach(() => {
 	clock = new ManualClock();
 	services = createServices(db, {
 		allowInsecureWebhookUrls: true,
-		webhookRetryScheduleSeconds: [60],
 		retention: { eventMs: 10 * DAY, deliveryMs: 3 * DAY },
 		clock,
 	});
+	outbox = outboxOn(db, { retryScheduleSeconds: [60], clock });
 	({ actor } = services.orgs.create({
 		name: 'Retention',
 		admin: { email: 'ada@retention.test', name: 'Ada' },
@@ -44,16 +48,13 @@ const labs = (n: number, prefix: string) => {
 };
 /** Sends what is due, each attempt answered `status`. */
 function attemptDue(status: number) {
-	const due = services.deliveries.claimDue(10_000, () => 10_000, 60_000);
+	const due = outbox.claimDue(room(10_000), 60_000);
 	const now = clock.now();
-	services.deliveries.record(
+	const response = { headers: {}, body: 'x'.repeat(4096), bodyTruncated: true };
+	outbox.record(
 		due.map((delivery) => ({
 			delivery,
-			result: {
-				statusCode: status,
-				error: status < 300 ? null : `HTTP ${status}`,
-				response: { headers: {}, body: 'x'.repeat(4096), bodyTruncated: true },
-			},
+			outcome: outcomeOf(status, response, false, now),
 			startedAt: now,
 			endedAt: now,
 		})),
@@ -73,7 +74,7 @@ const activityLog = () =>
 
 describe('retention', () => {
 	it('deletes finished deliveries with their attempts after DELIVERY_RETENTION_DAYS, and events after EVENT_RETENTION_DAYS', async () => {
-		const webhook = services.webhooks.create(actor, {
+		const webhook = services.webhookEndpoints.create(actor, {
 			url: 'http://127.0.0.1:9/kept',
 			event_types: ['lab.created'],
 		});
@@ -88,7 +89,9 @@ describe('retention', () => {
 		expect(await prune()).toMatchObject({ deliveries: 1200, events: 0 });
 		expect(count('webhook_deliveries')).toBe(3);
 		expect(count('webhook_delivery_attempts')).toBe(3);
-		const kept = services.webhooks.listDeliveries(actor.orgId, webhook.id, { limit: 10 }).items;
+		const kept = services.deliveryOperations.listDeliveries(actor.orgId, webhook.id, {
+			limit: 10,
+		}).items;
 		expect(kept.map((delivery) => delivery.status)).toEqual([
 			'succeeded',
 			'succeeded',
@@ -111,7 +114,7 @@ describe('retention', () => {
 	});
 
 	it('keeps a delivery still being sent, and its event, whatever their age', async () => {
-		services.webhooks.create(actor, {
+		services.webhookEndpoints.create(actor, {
 			url: 'http://127.0.0.1:9/down',
 			event_types: ['lab.created'],
 		});

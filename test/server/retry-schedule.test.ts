@@ -1,4 +1,4 @@
-import { retryDelayMs } from '../../server/src/services/deliveries.ts';
+import { retryDelayMs } from '../../server/src/outbox/retry-rules.ts';
 
 const SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 

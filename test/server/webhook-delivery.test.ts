@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { openDatabase } from '../../server/src/db/connection.ts';
 import { createServices } from '../../server/src/services/index.ts';
 import { createOrg, sessionInput, type TestOrg } from '../support/fixtures.ts';
+import { answered, outboxOn, room } from '../support/outbox.ts';
 import { Receiver, type ReceivedDelivery } from '../support/receiver.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { eventually } from '../../tooling/eventually.ts';
@@ -368,19 +369,19 @@ describe('recording the answers of a pass', () => {
 		try {
 			const services = createServices(db, {
 				allowInsecureWebhookUrls: true,
-				webhookRetryScheduleSeconds: [5],
 			});
 			const { actor } = services.orgs.create({
 				name: 'Record Org',
 				admin: { email: 'r@record.test', name: 'R' },
 			});
-			services.webhooks.create(actor, {
+			services.webhookEndpoints.create(actor, {
 				url: 'http://127.0.0.1:9/record',
 				event_types: ['lab.created'],
 			});
 			services.labs.create(actor, { name: 'First', tier: 'vm' });
 			services.labs.create(actor, { name: 'Second', tier: 'vm' });
-			const [poisoned, fine] = services.deliveries.claimDue(10, () => 10, 60_000);
+			const outbox = outboxOn(db, { retryScheduleSeconds: [5] });
+			const [poisoned, fine] = outbox.claimDue(room(10), 60_000);
 			// An attempt 1 already in the log of the first: recording its attempt 1 breaks the key.
 			db.prepare(
 				`INSERT INTO webhook_delivery_attempts (delivery_seq, attempt, attempted_at, duration_ms)
@@ -389,11 +390,11 @@ describe('recording the answers of a pass', () => {
 			const now = Date.now();
 			const answer = (delivery: typeof fine) => ({
 				delivery,
-				result: { statusCode: 204, error: null, response: null },
+				outcome: answered(204),
 				startedAt: now,
 				endedAt: now + 3,
 			});
-			const failed = services.deliveries.record([answer(poisoned), answer(fine)]);
+			const failed = outbox.record([answer(poisoned), answer(fine)]);
 			expect(failed.map((f) => f.answer.delivery.id)).toEqual([poisoned.id]);
 			const status = (id: string) =>
 				db.prepare('SELECT status, attempts FROM webhook_deliveries WHERE id = ?').get(id);

@@ -298,9 +298,9 @@ describe('held endpoints and the limit of 20', () => {
 			clock.advance(20 * 24 * 60 * 60 * 1000);
 			const recent = await endpoint(2);
 			clock.advance(10 * 24 * 60 * 60 * 1000 - 1);
-			expect(own.services.webhooks.deleteLongHeld()).toBe(0);
+			expect(own.services.webhookEndpoints.deleteLongHeld()).toBe(0);
 			clock.advance(2);
-			expect(own.services.webhooks.deleteLongHeld()).toBe(1);
+			expect(own.services.webhookEndpoints.deleteLongHeld()).toBe(1);
 			expect((await old.admin.get(`/orgs/${old.id}/webhooks`)).body.map((w: any) => w.id)).toEqual([
 				recent,
 			]);

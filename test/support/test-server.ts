@@ -16,10 +16,11 @@ export interface TestServer extends RunningServer {
 	stop(): Promise<void>;
 }
 
-/** The worker main.ts passes. */
-export const checkpointWorker = pathToFileURL(
-	join(ROOT, 'server', 'src', 'db', 'checkpoint-worker.ts'),
-);
+/** The worker threads main.ts passes. */
+export const workers = {
+	checkpoints: pathToFileURL(join(ROOT, 'server', 'src', 'db', 'checkpoint-worker.ts')),
+	outbox: pathToFileURL(join(ROOT, 'server', 'src', 'outbox', 'worker.ts')),
+};
 
 /** The real server on a free port with a real SQLite file in a fresh temp folder. */
 export async function startTestServer(
@@ -40,7 +41,7 @@ export async function startTestServer(
 			loadConfig({ DATABASE_PATH: databasePath, PORT: '0', ...env }),
 			logger,
 			options.clock,
-			checkpointWorker,
+			workers,
 			options.consoleDir,
 		);
 	} catch (error) {

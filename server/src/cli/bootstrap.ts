@@ -64,10 +64,8 @@ function main(argv: string[]): number {
 	const config = loadConfig(process.env);
 	const db = openDatabase(config.databasePath);
 	try {
-		const services = createServices(db, {
-			allowInsecureWebhookUrls: false,
-			webhookRetryScheduleSeconds: config.webhooks.retryScheduleSeconds,
-		});
+		// Deliveries the new organization's events queue are the running server's to send.
+		const services = createServices(db, { allowInsecureWebhookUrls: false });
 		const created = bootstrap(db, services, args);
 		console.log(JSON.stringify(created));
 		return 0;

@@ -5,9 +5,20 @@
 export interface Clock {
 	/** Unix milliseconds. */
 	now(): number;
+	/**
+	 * For a clock other than the system's (a test's): shared memory holding its time, so that the
+	 * server's other threads (the webhook outbox's) read the same time (`sharedClock`).
+	 */
+	readonly shared?: SharedArrayBuffer;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** The clock whose time another thread keeps in `shared` (Unix ms, a 64-bit integer). */
+export function sharedClock(shared: SharedArrayBuffer): Clock {
+	const time = new BigInt64Array(shared);
+	return { now: () => Number(Atomics.load(time, 0)), shared };
+}
 
 /** An instant as an RFC 3339 UTC timestamp with millisecond precision, the API's only timestamp format. */
 export function isoAt(ms: number): string {

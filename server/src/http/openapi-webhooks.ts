@@ -6,7 +6,7 @@ import {
 	EVENT_TYPES,
 	eventSchemaName,
 } from '../schemas/events.ts';
-import { RECEIPT_HEADER } from '../webhooks/sender.ts';
+import { RECEIPT_HEADER } from '../outbox/sender.ts';
 
 type JsonObject = Record<string, unknown>;
 

@@ -1,6 +1,9 @@
 import type { Database } from 'better-sqlite3';
+import { AttemptLog } from '../outbox/attempt-log.ts';
+import { DeliveryQueue } from '../outbox/queue.ts';
+import { Recoveries } from '../outbox/recovery.ts';
+import { DeliveryRetention } from '../outbox/retention.ts';
 import { ApiKeyRepository } from './api-keys.ts';
-import { DeliveryRepository } from './deliveries.ts';
 import { EventConsumerRepository } from './event-consumers.ts';
 import { EventRepository } from './events.ts';
 import { IdempotencyRepository } from './idempotency.ts';
@@ -22,7 +25,13 @@ export interface Repositories {
 	events: EventRepository;
 	eventConsumers: EventConsumerRepository;
 	webhooks: WebhookRepository;
-	deliveries: DeliveryRepository;
+	/** The webhook outbox's store: its queue, attempt log, recoveries and retention. */
+	outbox: {
+		queue: DeliveryQueue;
+		attempts: AttemptLog;
+		recoveries: Recoveries;
+		retention: DeliveryRetention;
+	};
 	idempotency: IdempotencyRepository;
 	serverKeys: ServerKeyRepository;
 }
@@ -39,7 +48,12 @@ export function createRepositories(db: Database): Repositories {
 		events: new EventRepository(db),
 		eventConsumers: new EventConsumerRepository(db),
 		webhooks: new WebhookRepository(db),
-		deliveries: new DeliveryRepository(db),
+		outbox: {
+			queue: new DeliveryQueue(db),
+			attempts: new AttemptLog(db),
+			recoveries: new Recoveries(db),
+			retention: new DeliveryRetention(db),
+		},
 		idempotency: new IdempotencyRepository(db),
 		serverKeys: new ServerKeyRepository(db),
 	};

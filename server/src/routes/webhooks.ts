@@ -28,7 +28,7 @@ export const webhookRoutes = [
 		params: OrgParams,
 		query: listQuery(100),
 		success: { description: 'A page of endpoints.', schema: Webhook },
-		handle: ({ services, caller, page }) => services.webhooks.list(caller.org.id, page),
+		handle: ({ services, caller, page }) => services.webhookEndpoints.list(caller.org.id, page),
 	}),
 	defineRoute({
 		method: 'post',
@@ -49,8 +49,8 @@ export const webhookRoutes = [
 		},
 		errors: ['url_taken', 'webhook_limit_reached'],
 		secretFields: ['secret'],
-		precheck: ({ services, body }) => services.webhooks.assertUrlAllowed(body.url),
-		handle: ({ services, actor, body }) => services.webhooks.create(actor, body),
+		precheck: ({ services, body }) => services.webhookEndpoints.assertUrlAllowed(body.url),
+		handle: ({ services, actor, body }) => services.webhookEndpoints.create(actor, body),
 	}),
 	defineRoute({
 		method: 'get',
@@ -65,7 +65,7 @@ export const webhookRoutes = [
 		params: WebhookParams,
 		success: { status: 200, description: 'The endpoint.', schema: Webhook },
 		handle: ({ services, caller, params }) =>
-			services.webhooks.get(caller.org.id, params.webhookId),
+			services.webhookEndpoints.get(caller.org.id, params.webhookId),
 	}),
 	defineRoute({
 		method: 'patch',
@@ -89,10 +89,10 @@ export const webhookRoutes = [
 		success: { status: 200, description: 'The endpoint, without its secret.', schema: Webhook },
 		errors: ['url_taken', 'webhook_limit_reached'],
 		precheck: async ({ services, body }) => {
-			if (body.url !== undefined) await services.webhooks.assertUrlAllowed(body.url);
+			if (body.url !== undefined) await services.webhookEndpoints.assertUrlAllowed(body.url);
 		},
 		handle: ({ services, actor, params, body }) =>
-			services.webhooks.update(actor, params.webhookId, body),
+			services.webhookEndpoints.update(actor, params.webhookId, body),
 	}),
 	defineRoute({
 		method: 'post',
@@ -111,7 +111,7 @@ export const webhookRoutes = [
 		success: { status: 202, description: 'The queued delivery.', schema: WebhookDelivery },
 		errors: ['invalid_state'],
 		handle: ({ services, actor, params, body }) =>
-			services.webhooks.sendTest(actor, params.webhookId, body.event_type),
+			services.deliveryOperations.sendTest(actor, params.webhookId, body.event_type),
 	}),
 	defineRoute({
 		method: 'post',
@@ -128,7 +128,7 @@ export const webhookRoutes = [
 		success: { status: 202, description: 'The delivery, due now.', schema: WebhookDelivery },
 		errors: ['invalid_state'],
 		handle: ({ services, actor, params }) =>
-			services.webhooks.resend(actor, params.webhookId, params.deliveryId),
+			services.deliveryOperations.resend(actor, params.webhookId, params.deliveryId),
 	}),
 	defineRoute({
 		method: 'post',
@@ -151,7 +151,7 @@ export const webhookRoutes = [
 		},
 		errors: ['invalid_state'],
 		handle: ({ services, actor, params, body }) =>
-			services.webhooks.recover(actor, params.webhookId, body.since),
+			services.deliveryOperations.recover(actor, params.webhookId, body.since),
 	}),
 	defineRoute({
 		method: 'delete',
@@ -165,7 +165,8 @@ export const webhookRoutes = [
 		access: 'admin',
 		params: WebhookParams,
 		success: { status: 204, description: 'Deleted.' },
-		handle: ({ services, actor, params }) => services.webhooks.delete(actor, params.webhookId),
+		handle: ({ services, actor, params }) =>
+			services.webhookEndpoints.delete(actor, params.webhookId),
 	}),
 	defineListRoute({
 		path: '/orgs/{orgId}/webhooks/{webhookId}/deliveries',
@@ -187,7 +188,7 @@ export const webhookRoutes = [
 			page,
 			query: { status, event_type, test, since, until },
 		}) =>
-			services.webhooks.listDeliveries(caller.org.id, params.webhookId, page, {
+			services.deliveryOperations.listDeliveries(caller.org.id, params.webhookId, page, {
 				statuses: status,
 				types: event_type,
 				test,
@@ -207,7 +208,7 @@ export const webhookRoutes = [
 		params: DeliveryParams,
 		success: { status: 200, description: 'The delivery.', schema: WebhookDeliveryDetail },
 		handle: ({ services, caller, params }) =>
-			services.webhooks.getDelivery(caller.org.id, params.webhookId, params.deliveryId),
+			services.deliveryOperations.getDelivery(caller.org.id, params.webhookId, params.deliveryId),
 	}),
 	defineRoute({
 		method: 'post',
@@ -231,6 +232,6 @@ export const webhookRoutes = [
 		},
 		secretFields: ['secret'],
 		handle: ({ services, actor, params, body }) =>
-			services.webhooks.rotateSecret(actor, params.webhookId, body.old_secret_expires_at),
+			services.webhookEndpoints.rotateSecret(actor, params.webhookId, body.old_secret_expires_at),
 	}),
 ];

@@ -4,11 +4,14 @@ import type { Repositories } from '../repositories/index.ts';
 import type { EventLog } from './event-log.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { newResourceId } from '../lib/resource-id.ts';
+import type { OutboxNotice } from '../outbox/notice.ts';
 
 export interface ServiceDeps {
 	db: Database;
 	repos: Repositories;
 	events: EventLog;
+	/** Told when a change made deliveries due beyond those of its activity event (a resend, a release). */
+	outbox: OutboxNotice;
 	clock: Clock;
 }
 
@@ -16,6 +19,7 @@ export interface ServiceDeps {
 export abstract class DomainService {
 	protected readonly repos: Repositories;
 	protected readonly events: EventLog;
+	protected readonly outbox: OutboxNotice;
 	protected readonly clock: Clock;
 	readonly #db: Database;
 
@@ -23,6 +27,7 @@ export abstract class DomainService {
 		this.#db = deps.db;
 		this.repos = deps.repos;
 		this.events = deps.events;
+		this.outbox = deps.outbox;
 		this.clock = deps.clock;
 	}
 

@@ -5,6 +5,7 @@ import type { Repositories } from '../repositories/index.ts';
 import type { EventFilter, EventRow } from '../repositories/events.ts';
 import type { ActivityEvent, EventData, EventType } from '../schemas/events.ts';
 import type { Actor } from '../core/actor.ts';
+import type { OutboxNotice } from '../outbox/notice.ts';
 
 /**
  * The organization's activity log. `record` must be called inside the transaction of the change
@@ -13,33 +14,23 @@ import type { Actor } from '../core/actor.ts';
 export class EventLog {
 	readonly #repos: Repositories;
 	readonly #clock: Clock;
-	#onDeliveriesQueued: () => void = () => {};
+	readonly #outbox: OutboxNotice;
 
-	constructor(repos: Repositories, clock: Clock) {
+	constructor(repos: Repositories, clock: Clock, outbox: OutboxNotice) {
 		this.#repos = repos;
 		this.#clock = clock;
+		this.#outbox = outbox;
 	}
 
 	/**
-	 * Called when webhook deliveries became due, inside the transaction that queued them: the listener
-	 * must only schedule work for later (the dispatcher wakes on the next turn of the event loop,
-	 * after the transaction has committed).
+	 * Records the event and, in the same transaction, one webhook delivery per subscribed endpoint
+	 * (the outbox), which it tells of them.
 	 */
-	onDeliveriesQueued(listener: () => void): void {
-		this.#onDeliveriesQueued = listener;
-	}
-
-	/** Tells the listener that deliveries are due; call inside the transaction that queued them. */
-	deliveriesQueued(): void {
-		this.#onDeliveriesQueued();
-	}
-
-	/** Records the event and, in the same transaction, one webhook delivery per subscribed endpoint (the outbox). */
 	record<T extends EventType>(actor: Actor, type: T, data: EventData<T>): ActivityEvent {
 		const now = this.#clock.now();
 		const event = this.#insert(actor, type, data, now, false);
-		if (this.#repos.deliveries.enqueue({ id: event.id, org_id: actor.orgId, type }, now) > 0)
-			this.deliveriesQueued();
+		if (this.#repos.outbox.queue.enqueue({ id: event.id, org_id: actor.orgId, type }, now) > 0)
+			this.#outbox.deliveriesQueued();
 		return event;
 	}
 

@@ -1,9 +1,10 @@
 import type { Database } from 'better-sqlite3';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { LookupAll } from '../lib/network-policy.ts';
+import type { OutboxNotice } from '../outbox/notice.ts';
 import { createRepositories, type Repositories } from '../repositories/index.ts';
 import { ApiKeyService } from './api-keys.ts';
-import { DeliveryService } from './deliveries.ts';
+import { DeliveryOperationService } from './delivery-operations.ts';
 import { EventConsumerService } from './event-consumers.ts';
 import { EventLog } from './event-log.ts';
 import { IdempotencyService } from './idempotency.ts';
@@ -13,7 +14,7 @@ import { OrgService } from './orgs.ts';
 import { ResourceScope } from './resource-scope.ts';
 import { RetentionService } from './retention.ts';
 import { SessionService } from './sessions.ts';
-import { WebhookService } from './webhooks.ts';
+import { WebhookEndpointService } from './webhook-endpoints.ts';
 
 export interface Services {
 	events: EventLog;
@@ -23,8 +24,8 @@ export interface Services {
 	orgs: OrgService;
 	sessions: SessionService;
 	labs: LabService;
-	webhooks: WebhookService;
-	deliveries: DeliveryService;
+	webhookEndpoints: WebhookEndpointService;
+	deliveryOperations: DeliveryOperationService;
 	idempotency: IdempotencyService;
 	retention: RetentionService;
 	scope: ResourceScope;
@@ -38,8 +39,11 @@ interface ServiceOptions {
 	/** Bound on resolving a webhook host at creation (default 5 s); `lookup` replaces the system resolver. */
 	webhookDnsTimeoutMs?: number;
 	webhookLookup?: LookupAll;
-	/** Delays between webhook delivery attempts (`WEBHOOK_RETRY_SCHEDULE_S`). */
-	webhookRetryScheduleSeconds: readonly number[];
+	/**
+	 * Told when deliveries became due: the outbox's dispatcher (server.ts starts it on its own
+	 * thread). Left out, nothing is told: a test drives the outbox itself.
+	 */
+	outbox?: OutboxNotice;
 	/** How long events and finished deliveries are kept (default 90 and 30 days). */
 	retention?: { eventMs: number; deliveryMs: number };
 	clock?: Clock;
@@ -51,7 +55,8 @@ export function createServices(
 	repos: Repositories = createRepositories(db),
 ): Services {
 	const clock = options.clock ?? systemClock;
-	const deps = { db, repos, clock, events: new EventLog(repos, clock) };
+	const outbox = options.outbox ?? { deliveriesQueued: () => {} };
+	const deps = { db, repos, clock, outbox, events: new EventLog(repos, clock, outbox) };
 	const members = new MemberService(deps);
 	const apiKeys = new ApiKeyService(deps);
 	return {
@@ -62,16 +67,14 @@ export function createServices(
 		orgs: new OrgService(deps, members, apiKeys),
 		sessions: new SessionService(deps),
 		labs: new LabService(deps),
-		webhooks: new WebhookService(deps, {
+		webhookEndpoints: new WebhookEndpointService(deps, {
 			allowInsecureUrls: options.allowInsecureWebhookUrls,
 			urlPolicy: {
 				dnsTimeoutMs: options.webhookDnsTimeoutMs ?? 5000,
 				lookup: options.webhookLookup,
 			},
 		}),
-		deliveries: new DeliveryService(deps, {
-			retryScheduleSeconds: options.webhookRetryScheduleSeconds,
-		}),
+		deliveryOperations: new DeliveryOperationService(deps),
 		idempotency: new IdempotencyService(deps),
 		retention: new RetentionService(deps, options.retention ?? DEFAULT_RETENTION),
 		scope: new ResourceScope(repos),

@@ -17,7 +17,8 @@ const EXISTS_IN_ORG: Record<string, Exists> = {
 	deliveryId: (repos, orgId, params) => {
 		const webhook = repos.webhooks.find(orgId, params.webhookId);
 		return (
-			webhook !== undefined && repos.deliveries.find(webhook.id, params.deliveryId) !== undefined
+			webhook !== undefined &&
+			repos.outbox.attempts.find(webhook.id, params.deliveryId) !== undefined
 		);
 	},
 	sessionId: (repos, orgId, params) => repos.sessions.find(orgId, params.sessionId) !== undefined,

@@ -37,7 +37,7 @@ export class RetentionService extends DomainService {
 		const deliveryCutoff = isoAt(now - this.#deliveryMs);
 		const eventCutoff = isoAt(now - this.#eventMs);
 		const deliveries = await this.#inSteps(pause, (after) =>
-			this.repos.deliveries.pruneFinalBefore(after, deliveryCutoff, BATCH),
+			this.repos.outbox.retention.pruneFinalBefore(after, deliveryCutoff, BATCH),
 		);
 		const events = await this.#inSteps(pause, (after) =>
 			this.repos.events.pruneBefore(after, eventCutoff, BATCH),

@@ -1,15 +1,17 @@
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
-import type { DueDelivery } from '../repositories/deliveries.ts';
-import type { Answer, DeliveryService } from '../services/deliveries.ts';
-import { signedHeaders } from './signature.ts';
-import { WebhookSender } from './sender.ts';
 import type { WebhookDeliveryBody } from '../schemas/events.ts';
+import type { OutboxNotice } from './notice.ts';
+import type { Answer, Outbox } from './outbox.ts';
+import { DeliveryScheduler } from './scheduler.ts';
+import { WebhookSender } from './sender.ts';
+import { signedHeaders } from './signature.ts';
+import type { DueDelivery } from './types.ts';
 
 /** Every field of a delivery's body, whatever its type (the schema ties `data` to `type`). */
 type DeliveryBody = { [Field in keyof WebhookDeliveryBody]: WebhookDeliveryBody[Field] };
 
-interface DispatcherOptions {
+export interface DispatcherOptions {
 	timeoutMs: number;
 	allowInsecureUrls: boolean;
 	/** Sends in flight at once, in all. */
@@ -24,61 +26,55 @@ const LEASE_MARGIN_MS = 5_000;
 const MAX_SLEEP_MS = 60 * 60 * 1000;
 
 /**
- * Sends the outbox: claims due deliveries, posts them outside any transaction with at most
- * `concurrency` in flight (`endpointConcurrency` per endpoint, so a backlog goes at its endpoint's
- * pace and others' deliveries pass it), and hands each outcome to the delivery service. Woken when
- * deliveries are queued, and by a timer for retries.
+ * Sends the outbox: claims the due deliveries its scheduler lets start, posts them outside any
+ * transaction, and hands each outcome to the outbox to record. Woken when deliveries are queued (it
+ * is the outbox's notice), and by a timer for retries.
  */
-export class WebhookDispatcher {
-	readonly #deliveries: DeliveryService;
+export class WebhookDispatcher implements OutboxNotice {
+	readonly #outbox: Outbox;
 	readonly #clock: Clock;
 	readonly #options: DispatcherOptions;
 	readonly #logger: Logger;
 	readonly #sender: WebhookSender;
+	readonly #scheduler: DeliveryScheduler;
 	readonly #inFlight = new Set<Promise<void>>();
-	/** Sends in flight, by endpoint and by organization. */
-	readonly #inFlightTo = new Map<string, number>();
-	readonly #inFlightOf = new Map<string, number>();
 	/** Attempts answered since the last pass, recorded together by the next. */
 	#answered: Answer[] = [];
-	/**
-	 * The sends an endpoint may be given now: its free slots, a quarter of them at a time once it has
-	 * sends in flight, so that a backlog is claimed (like its answers recorded) a few at once rather
-	 * than in a transaction per answer.
-	 */
-	readonly #slotsOf = (webhookId: string) => {
-		const busy = this.#inFlightTo.get(webhookId) ?? 0;
-		const free = this.#options.endpointConcurrency - busy;
-		return busy === 0 || free >= Math.ceil(this.#options.endpointConcurrency / 4) ? free : 0;
-	};
-	/** The sends an organization may be given now. */
-	readonly #orgSlotsOf = (orgId: string) =>
-		this.#options.orgConcurrency - (this.#inFlightOf.get(orgId) ?? 0);
 	#wakeScheduled = false;
 	#timer: NodeJS.Timeout | undefined;
 	#stopped = false;
 	readonly #abort = new AbortController();
 
-	constructor(
-		deliveries: DeliveryService,
-		options: DispatcherOptions,
-		logger: Logger,
-		clock: Clock,
-	) {
-		this.#deliveries = deliveries;
+	constructor(outbox: Outbox, options: DispatcherOptions, logger: Logger, clock: Clock) {
+		this.#outbox = outbox;
 		this.#clock = clock;
 		this.#options = options;
 		this.#logger = logger;
+		this.#scheduler = new DeliveryScheduler({
+			total: options.concurrency,
+			perEndpoint: options.endpointConcurrency,
+			perOrg: options.orgConcurrency,
+		});
 		this.#sender = new WebhookSender({
 			timeoutMs: options.timeoutMs,
 			allowInsecureUrls: options.allowInsecureUrls,
 			maxSockets: options.concurrency,
+			now: () => clock.now(),
 		});
+	}
+
+	deliveriesQueued(): void {
+		this.wake();
+	}
+
+	/** Sends in flight now. */
+	get inFlight(): number {
+		return this.#scheduler.inFlight;
 	}
 
 	/** Takes over the outbox: sends left unfinished by a previous process are sent again (at least once). */
 	start(): void {
-		this.#deliveries.releaseAllClaims();
+		this.#outbox.releaseAllClaims();
 		this.wake();
 	}
 
@@ -103,8 +99,8 @@ export class WebhookDispatcher {
 			else if (
 				this.#wakeScheduled ||
 				this.#answered.length > 0 ||
-				this.#deliveries.recoveryUnderWay() ||
-				this.#deliveries.msUntilNextDue() === 0
+				this.#outbox.recoveryUnderWay() ||
+				this.#outbox.msUntilNextDue() === 0
 			)
 				await new Promise((resolve) => setImmediate(resolve));
 			else return;
@@ -128,7 +124,7 @@ export class WebhookDispatcher {
 	#recordAnswered(): void {
 		const answered = this.#answered;
 		this.#answered = [];
-		for (const { answer, error } of this.#deliveries.record(answered))
+		for (const { answer, error } of this.#outbox.record(answered))
 			this.#logger.error(
 				`recording an attempt of webhook delivery ${answer.delivery.id} failed`,
 				error,
@@ -139,26 +135,22 @@ export class WebhookDispatcher {
 		if (this.#stopped) return;
 		this.#recordAnswered();
 		// A recovery under way goes on a batch a pass, with requests served between the passes.
-		if (this.#deliveries.recoverNextBatch()) this.wake();
-		const free = this.#options.concurrency - this.#inFlight.size;
+		if (this.#outbox.recoverNextBatch()) this.wake();
+		const free = this.#scheduler.free;
 		if (free <= 0) return; // a finishing send wakes us
-		const claimed = this.#deliveries.claimDue(
-			free,
-			this.#slotsOf,
+		const claimed = this.#outbox.claimDue(
+			this.#scheduler,
 			this.#options.timeoutMs + LEASE_MARGIN_MS,
-			this.#orgSlotsOf,
 		);
 		for (const delivery of claimed) {
-			count(this.#inFlightTo, delivery.webhook_id, +1);
-			count(this.#inFlightOf, delivery.org_id, +1);
+			this.#scheduler.started(delivery);
 			const sending: Promise<void> = this.#deliver(delivery)
 				.catch((error) =>
 					this.#logger.error(`webhook delivery ${delivery.id} failed unexpectedly`, error),
 				)
 				.finally(() => {
 					this.#inFlight.delete(sending);
-					count(this.#inFlightTo, delivery.webhook_id, -1);
-					count(this.#inFlightOf, delivery.org_id, -1);
+					this.#scheduler.finished(delivery);
 					this.wake();
 				});
 			this.#inFlight.add(sending);
@@ -168,7 +160,7 @@ export class WebhookDispatcher {
 
 	#sleepUntilNextDue(): void {
 		clearTimeout(this.#timer);
-		const waitMs = this.#deliveries.msUntilNextDue(this.#slotsOf, this.#orgSlotsOf);
+		const waitMs = this.#outbox.msUntilNextDue(this.#scheduler);
 		if (waitMs === null) return;
 		this.#timer = setTimeout(() => this.wake(), Math.min(waitMs, MAX_SLEEP_MS));
 	}
@@ -189,17 +181,10 @@ export class WebhookDispatcher {
 		const startedAt = this.#clock.now();
 		const secrets = [delivery.secret, delivery.previous_secret].filter((s) => s !== null);
 		const headers = signedHeaders(secrets, delivery.event_id, Math.floor(startedAt / 1000), body);
-		const result = await this.#sender.post(delivery.url, body, headers, {
+		const outcome = await this.#sender.post(delivery.url, body, headers, {
 			signal: this.#abort.signal,
 			receipt: delivery.require_receipt ? delivery.event_id : undefined,
 		});
-		if (result) this.#answered.push({ delivery, result, startedAt, endedAt: this.#clock.now() });
+		if (outcome) this.#answered.push({ delivery, outcome, startedAt, endedAt: this.#clock.now() });
 	}
-}
-
-/** Adds `by` to the count of `key`, forgetting a key whose count is back to 0. */
-function count(counts: Map<string, number>, key: string, by: number): void {
-	const now = (counts.get(key) ?? 0) + by;
-	if (now === 0) counts.delete(key);
-	else counts.set(key, now);
 }

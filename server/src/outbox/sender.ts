@@ -3,7 +3,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isPublicAddress, urlHost } from '../lib/network-policy.ts';
-import type { AttemptResult } from '../services/deliveries.ts';
+import type { KeptResponse, SendOutcome } from './types.ts';
 
 /**
  * The header a receiver that registered its endpoint with `require_receipt` answers each delivery
@@ -41,12 +41,15 @@ interface SenderOptions {
 	/** Allow http:// and non-public targets (local development and tests only). */
 	allowInsecureUrls: boolean;
 	maxSockets: number;
+	/** The time, Unix ms: a `Retry-After` that is a date is read against it. */
+	now: () => number;
 }
 
 /**
  * POSTs one webhook: never follows a redirect, reads at most 4 KB of the answer, gives up after
  * the timeout, and (unless insecure URLs are allowed) connects only over https to public addresses,
- * checked on the addresses actually connected to, so DNS cannot be used to reach inside.
+ * checked on the addresses actually connected to, so DNS cannot be used to reach inside. Tells
+ * what the attempt came to (`SendOutcome`): the only place that reads the receiver's HTTP.
  */
 export class WebhookSender {
 	readonly #options: SenderOptions;
@@ -69,16 +72,16 @@ export class WebhookSender {
 		body: string,
 		headers: Record<string, string>,
 		options: { signal?: AbortSignal; receipt?: string } = {},
-	): Promise<AttemptResult | null> {
+	): Promise<SendOutcome | null> {
 		const { signal, receipt } = options;
 		const url = new URL(rawUrl);
 		const refusal = this.#refusal(url);
-		if (refusal) return { statusCode: null, error: refusal, response: null };
+		if (refusal) return unanswered(refusal);
 		if (signal?.aborted) return null;
 		const https = url.protocol === 'https:';
-		return new Promise<AttemptResult | null>((resolve) => {
+		return new Promise<SendOutcome | null>((resolve) => {
 			let settled = false;
-			const settle = (result: AttemptResult | null) => {
+			const settle = (result: SendOutcome | null) => {
 				if (settled) return;
 				settled = true;
 				clearTimeout(timer);
@@ -102,25 +105,15 @@ export class WebhookSender {
 			});
 			const timer = setTimeout(() => {
 				request.destroy();
-				settle({
-					statusCode: null,
-					error: `Timed out after ${this.#options.timeoutMs} ms`,
-					response: null,
-				});
+				settle(unanswered(`Timed out after ${this.#options.timeoutMs} ms`));
 			}, this.#options.timeoutMs);
 			signal?.addEventListener('abort', abort);
-			request.on('error', (error) =>
-				settle({ statusCode: null, error: describe(error), response: null }),
-			);
+			request.on('error', (error) => settle(unanswered(describe(error))));
 			request.on('response', (response) => {
 				readCapped(response).then(({ body, truncated }) => {
-					const statusCode = response.statusCode ?? 0;
+					const kept = { headers: keptHeaders(response), body, bodyTruncated: truncated };
 					const unreceipted = receipt !== undefined && response.headers[RECEIPT_HEADER] !== receipt;
-					settle({
-						statusCode: response.statusCode ?? null,
-						error: failureOf(statusCode, body, unreceipted),
-						response: { headers: keptHeaders(response), body, bodyTruncated: truncated },
-					});
+					settle(outcomeOf(response.statusCode ?? 0, kept, unreceipted, this.#options.now()));
 				});
 			});
 			request.end(body);
@@ -219,6 +212,40 @@ function keptHeaders(response: IncomingMessage): Record<string, string> {
 /** `text` with the `user:password@` of each URL in it left out. */
 function withoutUserInfo(text: string): string {
 	return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, '$1');
+}
+
+/**
+ * What an answer means for the delivery: delivered (a 2xx, with the receipt where one is required),
+ * gone (410), a `429`/`503` asking with `Retry-After` to be tried again later, or failed.
+ */
+export function outcomeOf(
+	statusCode: number,
+	response: KeptResponse,
+	unreceipted: boolean,
+	now: number,
+): SendOutcome {
+	const error = failureOf(statusCode, response.body, unreceipted);
+	if (error === null) return { kind: 'delivered', statusCode, error, response };
+	if (statusCode === 410) return { kind: 'gone', statusCode, error, response };
+	const afterMs =
+		statusCode === 429 || statusCode === 503
+			? retryAfterMs(response.headers['retry-after'], now)
+			: null;
+	if (afterMs !== null) return { kind: 'retry_after', statusCode, error, response, afterMs };
+	return { kind: 'failed', statusCode, error, response };
+}
+
+/** An attempt that got no answer (refused, timed out, no connection). */
+function unanswered(error: string): SendOutcome {
+	return { kind: 'failed', statusCode: null, error, response: null };
+}
+
+/** The wait a `Retry-After` asks for (seconds, or an HTTP date), at least 0; null for a header that is neither. */
+function retryAfterMs(value: string | undefined, now: number): number | null {
+	const text = value?.trim();
+	if (!text) return null;
+	const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
+	return Number.isNaN(ms) ? null : Math.max(0, ms);
 }
 
 function failureOf(statusCode: number, text: string, unreceipted: boolean): string | null {

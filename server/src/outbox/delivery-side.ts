@@ -1,0 +1,42 @@
+import type { Database } from 'better-sqlite3';
+import { systemClock, type Clock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+import { createRepositories } from '../repositories/index.ts';
+import { EventLog } from '../services/event-log.ts';
+import { WebhookDispatcher, type DispatcherOptions } from './dispatcher.ts';
+import type { OutboxNotice } from './notice.ts';
+import { Outbox } from './outbox.ts';
+
+export interface OutboxOptions {
+	/** Delays between delivery attempts (`WEBHOOK_RETRY_SCHEDULE_S`). */
+	retryScheduleSeconds: readonly number[];
+	clock?: Clock;
+	random?: () => number;
+	/** Told when recording an attempt made deliveries due (a `webhook.disabled` event, say). */
+	notice?: OutboxNotice;
+}
+
+/** The outbox over its own connection `db`: its store, its rules, and the activity log it records the server's own events in. */
+export function createOutbox(db: Database, options: OutboxOptions): Outbox {
+	const repos = createRepositories(db);
+	const clock = options.clock ?? systemClock;
+	const notice = options.notice ?? { deliveriesQueued: () => {} };
+	const deps = { db, repos, clock, outbox: notice, events: new EventLog(repos, clock, notice) };
+	return new Outbox(deps, options);
+}
+
+/** Everything that delivers webhooks: the outbox and its dispatcher, which the outbox tells of new deliveries. */
+export function createDeliverySide(
+	db: Database,
+	options: OutboxOptions & DispatcherOptions,
+	logger: Logger,
+): { outbox: Outbox; dispatcher: WebhookDispatcher } {
+	const clock = options.clock ?? systemClock;
+	// The outbox tells its dispatcher, made right after it, when recording an attempt queues deliveries.
+	const outbox = createOutbox(db, {
+		...options,
+		notice: { deliveriesQueued: () => dispatcher.deliveriesQueued() },
+	});
+	const dispatcher = new WebhookDispatcher(outbox, options, logger, clock);
+	return { outbox, dispatcher };
+}

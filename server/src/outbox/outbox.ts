@@ -1,0 +1,161 @@
+import { systemActor } from '../core/actor.ts';
+import { isoAt } from '../core/clock.ts';
+import { DomainService, type ServiceDeps } from '../services/domain-service.ts';
+import { RetryRules } from './retry-rules.ts';
+import type { DeliveryScheduler } from './scheduler.ts';
+import type { AttemptOutcome, DueDelivery, SendOutcome } from './types.ts';
+
+/** Deliveries a recovery queues per transaction: short enough that requests between barely wait. */
+export const RECOVERY_BATCH = 100;
+
+/** An attempt that has its outcome: when it started and ended (Unix ms), and what it came to. */
+export interface Answer {
+	delivery: DueDelivery;
+	outcome: SendOutcome;
+	startedAt: number;
+	endedAt: number;
+}
+
+/**
+ * The rules of the webhook outbox on its store: which deliveries are due, claims so that no two
+ * sends overlap, and what each attempt's outcome makes of its delivery (delivered, tried again on
+ * the schedule, given up, or — on 410 Gone — the endpoint disabled), with the activity events the
+ * server records itself (`webhook.disabled`, `webhook.delivery_exhausted`).
+ */
+export class Outbox extends DomainService {
+	readonly #rules: RetryRules;
+
+	constructor(
+		deps: ServiceDeps,
+		options: { retryScheduleSeconds: readonly number[]; random?: () => number },
+	) {
+		super(deps);
+		this.#rules = new RetryRules(options.retryScheduleSeconds, options.random);
+	}
+
+	/** After a restart no send is in flight: every claim is stale, and those deliveries are sent again. */
+	releaseAllClaims(): void {
+		this.repos.outbox.queue.releaseAllClaims();
+	}
+
+	/** Claims for `leaseMs` the due deliveries `scheduler` lets start now, so no one else sends them meanwhile. */
+	claimDue(scheduler: DeliveryScheduler, leaseMs: number): DueDelivery[] {
+		const now = this.clock.now();
+		const { queue } = this.repos.outbox;
+		return this.transaction(() =>
+			scheduler.plan(queue.endpointsWithOpenDeliveries(), (webhookId, count) =>
+				queue.claimDueOf(webhookId, now, count, now + leaseMs),
+			),
+		);
+	}
+
+	/**
+	 * Milliseconds until the next unclaimed open delivery is due (0 if one is), or null when there is
+	 * none; endpoints that `scheduler` would not send to now are left out (a finishing send of theirs
+	 * wakes the dispatcher).
+	 */
+	msUntilNextDue(scheduler?: DeliveryScheduler): number | null {
+		const now = this.clock.now();
+		const { queue } = this.repos.outbox;
+		let next: number | null = null;
+		for (const endpoint of queue.endpointsWithOpenDeliveries()) {
+			if (scheduler && !scheduler.canSend(endpoint)) continue;
+			const due = queue.nextDueAtOf(endpoint.webhook_id, now);
+			if (due !== null && (next === null || due < next)) next = due;
+		}
+		return next === null ? null : Math.max(0, next - now);
+	}
+
+	/** Whether a recovery has deliveries left to queue. */
+	recoveryUnderWay(): boolean {
+		return this.repos.outbox.recoveries.underWay();
+	}
+
+	/**
+	 * Goes on with a recovery under way: queues its next batch, in a transaction of its own. False
+	 * when none is under way. The dispatcher calls it between its passes.
+	 */
+	recoverNextBatch(): boolean {
+		return this.transaction(() =>
+			this.repos.outbox.recoveries.nextBatch(this.clock.now(), RECOVERY_BATCH),
+		);
+	}
+
+	/**
+	 * Records the outcomes of attempts, in one transaction; should that fail, each in its own, so that
+	 * one that cannot be recorded holds back no other. Returns those that could not be: their claims
+	 * run out and they are sent again (at least once, as after a crash).
+	 */
+	record(answers: readonly Answer[]): Array<{ answer: Answer; error: unknown }> {
+		if (answers.length === 0) return [];
+		try {
+			this.transaction(() => {
+				for (const answer of answers) this.#recordOne(answer);
+			});
+			return [];
+		} catch {
+			const failed: Array<{ answer: Answer; error: unknown }> = [];
+			for (const answer of answers) {
+				try {
+					this.transaction(() => this.#recordOne(answer));
+				} catch (error) {
+					failed.push({ answer, error });
+				}
+			}
+			return failed;
+		}
+	}
+
+	#recordOne({ delivery, outcome, startedAt, endedAt }: Answer): void {
+		const recordedOutcome: AttemptOutcome = {
+			...this.#rules.after(delivery, outcome, endedAt),
+			attempts: delivery.attempts + 1,
+			last_status_code: outcome.statusCode,
+			last_error: outcome.error,
+			last_attempt_at: isoAt(startedAt),
+		};
+		const recorded = this.repos.outbox.attempts.record(delivery, recordedOutcome, {
+			durationMs: Math.max(0, endedAt - startedAt),
+			response: outcome.response,
+		});
+		if (outcome.kind === 'gone' && recorded !== 'gone')
+			this.#disableGone(delivery, recordedOutcome.last_attempt_at);
+		else if (recordedOutcome.status === 'exhausted' && recorded === 'applied')
+			this.#tellExhausted(delivery, recordedOutcome);
+	}
+
+	/**
+	 * Records `webhook.delivery_exhausted`, so that someone can be told: not for a test event, nor for
+	 * the delivery of such an alert itself (an endpoint that is down would otherwise alert about its
+	 * alerts without end).
+	 */
+	#tellExhausted(delivery: DueDelivery, outcome: AttemptOutcome): void {
+		if (delivery.event_test || delivery.event_type === 'webhook.delivery_exhausted') return;
+		this.events.record(systemActor(delivery.org_id), 'webhook.delivery_exhausted', {
+			webhook_id: delivery.webhook_id,
+			url: delivery.url,
+			delivery_id: delivery.id,
+			event_id: delivery.event_id,
+			event_type: delivery.event_type,
+			attempts: outcome.attempts,
+			last_status_code: outcome.last_status_code,
+			last_error: outcome.last_error ?? '',
+		});
+	}
+
+	/** Disables an endpoint that answered 410 Gone; call inside the transaction recording that answer. */
+	#disableGone(delivery: DueDelivery, at: string): void {
+		const reason = 'The endpoint answered 410 Gone.';
+		if (!this.repos.webhooks.disable(delivery.webhook_id, at)) return; // already disabled
+		this.repos.outbox.recoveries.end(delivery.webhook_id);
+		this.repos.outbox.queue.giveUpOpenOfWebhook(
+			delivery.webhook_id,
+			`Endpoint disabled: ${reason}`,
+		);
+		this.events.record(systemActor(delivery.org_id), 'webhook.disabled', {
+			webhook_id: delivery.webhook_id,
+			url: delivery.url,
+			reason,
+		});
+	}
+}

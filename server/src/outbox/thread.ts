@@ -1,0 +1,118 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../core/logger.ts';
+import type { DispatcherOptions } from './dispatcher.ts';
+import type { OutboxNotice } from './notice.ts';
+
+/** What the outbox's thread starts with (`workerData`). */
+export interface DeliveryWorkerData {
+	databasePath: string;
+	options: DispatcherOptions & { retryScheduleSeconds: readonly number[] };
+	/** The server's clock when it is not the system's (a test's): its shared time. */
+	clock?: SharedArrayBuffer;
+	/** WAL checkpoints run on the checkpoint worker: the thread's connection makes none. */
+	checkpointsElsewhere: boolean;
+}
+
+export type ToDeliveryWorker = { type: 'wake' } | { type: 'idle'; id: number } | { type: 'stop' };
+
+export type FromDeliveryWorker =
+	| { type: 'log'; level: 'info' | 'error'; message: string; error?: string }
+	| { type: 'in-flight'; inFlight: number }
+	| { type: 'idle'; id: number }
+	| { type: 'stopped' };
+
+/**
+ * The webhook outbox on a thread of its own (./worker.ts, at `workerUrl`), apart from the event
+ * loop that answers requests: the request side records events and deliveries and tells it
+ * (`deliveriesQueued`); it never signs, sends or records an attempt. A thread that dies is logged
+ * with what it was doing and started again: the new one takes over the claims the dead one left
+ * (at least once, as after a crash).
+ */
+export class DeliveryThread implements OutboxNotice {
+	readonly #workerUrl: URL;
+	readonly #data: DeliveryWorkerData;
+	readonly #logger: Logger;
+	#worker!: Worker;
+	/** Sends in flight, as the thread last said. */
+	#inFlight = 0;
+	#wakeScheduled = false;
+	#stopping: Promise<void> | undefined;
+	#nextIdleId = 0;
+	readonly #idleWaits = new Map<number, () => void>();
+
+	constructor(workerUrl: URL, data: DeliveryWorkerData, logger: Logger) {
+		this.#workerUrl = workerUrl;
+		this.#data = data;
+		this.#logger = logger;
+		this.#start();
+	}
+
+	/** Wakes the outbox once the caller's transaction has committed (on a later turn of the event loop). */
+	deliveriesQueued(): void {
+		if (this.#wakeScheduled || this.#stopping) return;
+		this.#wakeScheduled = true;
+		setImmediate(() => {
+			this.#wakeScheduled = false;
+			this.#send({ type: 'wake' });
+		});
+	}
+
+	/** Resolves once every delivery queued so far has had its attempt (retries later aside). */
+	whenIdle(): Promise<void> {
+		return new Promise((resolve) => {
+			const id = this.#nextIdleId++;
+			this.#idleWaits.set(id, resolve);
+			// After a wake still scheduled: the thread reads the messages in order.
+			setImmediate(() => this.#send({ type: 'idle', id }));
+		});
+	}
+
+	/**
+	 * Ends the thread at once, as a crash would: it is started again, and sends again what it had
+	 * in flight. For tests of that.
+	 */
+	async kill(): Promise<void> {
+		await this.#worker.terminate();
+	}
+
+	/** Stops the thread: it stops claiming and aborts its sends in flight (sent again at the next start). */
+	stop(): Promise<void> {
+		this.#stopping ??= new Promise<void>((resolve) => {
+			this.#worker.once('exit', () => resolve());
+			this.#send({ type: 'stop' });
+		});
+		return this.#stopping;
+	}
+
+	#start(): void {
+		const worker = new Worker(this.#workerUrl, { workerData: this.#data });
+		this.#worker = worker;
+		worker.on('message', (message: FromDeliveryWorker) => this.#received(message));
+		worker.on('error', (error) => this.#logger.error('the webhook outbox thread failed', error));
+		worker.once('exit', (code) => {
+			if (this.#stopping) return;
+			this.#logger.error(
+				`the webhook outbox thread stopped (exit code ${code}) with about ${this.#inFlight} sends in flight; starting it again`,
+			);
+			this.#inFlight = 0;
+			this.#start();
+			// What waited on the one that died asks the new one.
+			for (const id of this.#idleWaits.keys()) this.#send({ type: 'idle', id });
+		});
+	}
+
+	#received(message: FromDeliveryWorker): void {
+		if (message.type === 'log') {
+			if (message.level === 'info') this.#logger.info(message.message);
+			else this.#logger.error(message.message, message.error);
+		} else if (message.type === 'in-flight') this.#inFlight = message.inFlight;
+		else if (message.type === 'idle') {
+			this.#idleWaits.get(message.id)?.();
+			this.#idleWaits.delete(message.id);
+		}
+	}
+
+	#send(message: ToDeliveryWorker): void {
+		this.#worker.postMessage(message);
+	}
+}
