@@ -27,6 +27,11 @@ export interface RunningServer {
 	/** Resolves once every webhook delivery queued so far has had its attempt (retries still scheduled aside). */
 	webhooksIdle(): Promise<void>;
 	/**
+	 * Ends the outbox's thread at once, as a crash would; the server starts it again (for tests of
+	 * that). Undefined when the outbox runs on the event loop.
+	 */
+	killOutboxThread?: () => Promise<void>;
+	/**
 	 * Stops accepting connections, lets in-flight requests finish (with `Connection: close`), aborts
 	 * webhook sends in flight (they are sent again at the next start), closes the database.
 	 */
@@ -175,6 +180,7 @@ export async function startServer(
 		db,
 		services,
 		webhooksIdle: () => outbox.whenIdle(),
+		killOutboxThread: outbox instanceof DeliveryThread ? () => outbox.kill() : undefined,
 		close,
 	};
 }

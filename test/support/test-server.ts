@@ -33,7 +33,11 @@ export async function startTestServer(
 	const logger: Logger = {
 		info: (message) => logs.push(message),
 		error: (message, error) =>
-			logs.push(`${message} ${error instanceof Error ? error.stack : String(error)}`),
+			logs.push(
+				error === undefined
+					? message
+					: `${message} ${error instanceof Error ? error.stack : String(error)}`,
+			),
 	};
 	let server: RunningServer;
 	try {
