@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import type { Schemas } from '../shared/api';
+import { runKey } from '../shared/runKey';
 import { apiPath, apiRequestAs, nodeErrorOf } from '../shared/transport';
 
 export type EventBatch = Schemas['EventBatch'];
@@ -37,7 +38,7 @@ interface LegacyPosition extends IDataObject {
  * it again after a save, a restart or a crash, and a copy of the workflow has its own.
  */
 export function consumerOf(context: IPollFunctions, orgId: string): Consumer {
-	const name = `n8n-activity-trigger\u0000${context.getWorkflow().id}\u0000${context.getNode().id}`;
+	const name = runKey(context, 'n8n-activity-trigger');
 	return { orgId, id: uuidFrom(createHash('sha256').update(name).digest('hex')) };
 }
 

@@ -1,4 +1,5 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
+import { runKey } from '../shared/runKey';
 
 /**
  * The deliveries this n8n process has started executions for, by trigger and delivery (the event's
@@ -28,7 +29,7 @@ export function claimDelivery(
 	giveUpAfterMs: number,
 ): Seen {
 	forgetOlderThan(now - REMEMBER_MS);
-	const key = keyOf(context, deliveryKey);
+	const key = runKey(context, deliveryKey);
 	const known = seen.get(key);
 	// An execution unanswered for this long may never be (its queue job lost with a Redis that keeps
 	// nothing): run the event again rather than refuse it until the API gives up.
@@ -56,12 +57,8 @@ export function retryAfterSeconds(
 	deliveryKey: string,
 	now: number,
 ): number {
-	const since = seen.get(keyOf(context, deliveryKey))?.at ?? now;
+	const since = seen.get(runKey(context, deliveryKey))?.at ?? now;
 	return Math.min(60, Math.max(2, Math.ceil((now - since) / 2000)));
-}
-
-function keyOf(context: IWebhookFunctions, deliveryKey: string): string {
-	return `${context.getWorkflow().id}\u0000${context.getNode().id}\u0000${deliveryKey}`;
 }
 
 function forgetOlderThan(limit: number): void {

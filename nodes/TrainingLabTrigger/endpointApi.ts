@@ -1,4 +1,4 @@
-import type { IDataObject, IHookFunctions, NodeApiError } from 'n8n-workflow';
+import type { IHookFunctions, NodeApiError } from 'n8n-workflow';
 import type { EventType, Json, Schemas } from '../shared/api';
 import {
 	apiPath,
@@ -7,24 +7,12 @@ import {
 	apiRequestAs,
 	nodeErrorOf,
 } from '../shared/transport';
+import { forgetEndpoint, REKEY_OVERLAP_MS, type StoredEndpoint } from './storedEndpoint';
+
+// The trigger's calls to the API about its webhook endpoint: find, register, release, hold,
+// re-key, delete. Each that changes what is stored changes the one StoredEndpoint.
 
 export type Endpoint = Json<'Webhook'>;
-
-/**
- * What the trigger keeps in the node's static data (stored by n8n with the workflow, for every
- * process): the endpoint it registered and its signing secret.
- */
-export interface StoredEndpoint extends IDataObject {
-	webhookId?: string;
-	webhookSecret?: string;
-	/** The secret the last re-key replaced, accepted until `previousSecretExpiresAt` (RFC 3339). */
-	previousWebhookSecret?: string;
-	previousSecretExpiresAt?: string;
-	/** The workflow that registered it: a copy of the workflow carrying this static data is another. */
-	webhookWorkflowId?: string;
-	/** Registered for the editor's test URL while it listens: deleted, not held, when it stops. */
-	listening?: boolean;
-}
 
 /** What the endpoint should be: this trigger's URL, events and description, with receipts. */
 export interface Wanted {
@@ -35,70 +23,8 @@ export interface Wanted {
 
 const requestEndpoint = apiRequestAs<Endpoint>;
 const rotateSecret = apiRequestAs<Json<'WebhookSecretRotated'>>;
-
-/**
- * How long a re-keyed endpoint's old secret goes on signing deliveries: far longer than a delivery
- * in flight lives (the API's timeout, and the 5 minutes a signature's timestamp is accepted).
- */
-export const REKEY_OVERLAP_MS = 60 * 60 * 1000;
-
-/**
- * Gives the stored endpoint a new signing secret, the old one accepted for `REKEY_OVERLAP_MS` (the
- * API signs each delivery with both meanwhile), so that a secret copied with an export of the
- * workflow stops working and no delivery in flight is refused. Should the API refuse, the endpoint
- * keeps its secret: that is logged, and activation goes on.
- */
-export async function rekeyEndpoint(
-	this: IHookFunctions,
-	org: string,
-	id: string,
-	stored: StoredEndpoint,
-): Promise<void> {
-	const body: Schemas['WebhookRotateSecretRequest'] = {
-		old_secret_expires_at: new Date(Date.now() + REKEY_OVERLAP_MS).toISOString(),
-	};
-	try {
-		const path = apiPath`/orgs/${org}/webhooks/${id}/rotate-secret`;
-		const rotated = (await rotateSecret.call(this, 'POST', path, { body })).body;
-		stored.previousWebhookSecret = stored.webhookSecret;
-		stored.previousSecretExpiresAt = rotated.previous_secret_expires_at ?? undefined;
-		stored.webhookSecret = rotated.secret;
-	} catch (error) {
-		this.logger.warn(
-			`Training Lab Trigger: could not give webhook endpoint ${id} a new signing secret; it keeps the one it has`,
-			{ error: (error as Error).message },
-		);
-	}
-}
-
-/** The secrets a delivery may be signed with now: the endpoint's, and one being replaced. */
-export function acceptedSecrets(stored: StoredEndpoint, now: number): string[] {
-	const secrets = typeof stored.webhookSecret === 'string' ? [stored.webhookSecret] : [];
-	const { previousWebhookSecret: previous, previousSecretExpiresAt: until } = stored;
-	if (typeof previous === 'string' && typeof until === 'string' && Date.parse(until) > now)
-		secrets.push(previous);
-	return secrets;
-}
 const createEndpoint = apiRequestAs<Json<'WebhookCreated'>>;
 const listAllEndpoints = apiRequestAllItems<Endpoint>;
-
-/** The stored endpoint, when this workflow registered it (not a copy's static data). */
-export function ownEndpointId(context: IHookFunctions, stored: StoredEndpoint): string | undefined {
-	if (typeof stored.webhookId !== 'string' || typeof stored.webhookSecret !== 'string')
-		return undefined;
-	const owner = stored.webhookWorkflowId;
-	if (owner !== undefined && owner !== context.getWorkflow().id) return undefined;
-	return stored.webhookId;
-}
-
-export function forgetEndpoint(stored: StoredEndpoint): void {
-	delete stored.webhookId;
-	delete stored.webhookSecret;
-	delete stored.previousWebhookSecret;
-	delete stored.previousSecretExpiresAt;
-	delete stored.webhookWorkflowId;
-	delete stored.listening;
-}
 
 /** The endpoint, or undefined when it is gone. */
 export async function findEndpoint(
@@ -210,5 +136,34 @@ async function retryOnceUrlTaken<T>(
 		const leftover = endpoints.find((endpoint) => endpoint.url === url);
 		if (leftover) await deleteEndpoint.call(context, org, leftover.id);
 		return await attempt();
+	}
+}
+
+/**
+ * Gives the stored endpoint a new signing secret, the old one accepted for `REKEY_OVERLAP_MS` (the
+ * API signs each delivery with both meanwhile), so that a secret copied with an export of the
+ * workflow stops working and no delivery in flight is refused. Should the API refuse, the endpoint
+ * keeps its secret: that is logged, and activation goes on.
+ */
+export async function rekeyEndpoint(
+	this: IHookFunctions,
+	org: string,
+	id: string,
+	stored: StoredEndpoint,
+): Promise<void> {
+	const body: Schemas['WebhookRotateSecretRequest'] = {
+		old_secret_expires_at: new Date(Date.now() + REKEY_OVERLAP_MS).toISOString(),
+	};
+	try {
+		const path = apiPath`/orgs/${org}/webhooks/${id}/rotate-secret`;
+		const rotated = (await rotateSecret.call(this, 'POST', path, { body })).body;
+		stored.previousWebhookSecret = stored.webhookSecret;
+		stored.previousSecretExpiresAt = rotated.previous_secret_expires_at ?? undefined;
+		stored.webhookSecret = rotated.secret;
+	} catch (error) {
+		this.logger.warn(
+			`Training Lab Trigger: could not give webhook endpoint ${id} a new signing secret; it keeps the one it has`,
+			{ error: (error as Error).message },
+		);
 	}
 }

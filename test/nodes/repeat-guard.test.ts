@@ -1,5 +1,5 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
-import { claimDelivery } from '../../nodes/TrainingLabTrigger/deliveries';
+import { claimDelivery } from '../../nodes/TrainingLabTrigger/repeatGuard';
 
 // The trigger's memory of deliveries, with the clock given to it and n8n's answer played by hand:
 // a repeat must wait while the first run is unanswered, be acknowledged once that run was answered
