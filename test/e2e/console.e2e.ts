@@ -1,96 +1,28 @@
-import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { Webhook } from 'standardwebhooks';
-import { ApiClient } from '../../tooling/api/client';
+import type { ApiClient } from '../../tooling/api/client';
 import {
 	bootstrapOrg,
-	spawnServer,
 	type Bootstrapped,
 	type ServerProcess,
 } from '../../tooling/api/server-process';
-import { ensureChromium, launchChromium } from '../../tooling/browser';
-import { tempRoot } from '../../tooling/processes';
-import { ROOT } from '../../tooling/root';
-import { Receiver } from '../support/receiver';
-import { eventually } from '../../tooling/eventually';
-import { ConsolePage, DESKTOP, PHONE } from './console-page';
+import type { Receiver } from '../support/receiver';
+import { Webhook } from 'standardwebhooks';
+import { DESKTOP, PHONE } from './console-page';
+import { consoleSuite } from './console-suite';
 
 /**
- * The web tab (server/tab) in Debian's Chromium, driven with playwright-core against the
- * real API server: every flow a person uses it for, its security promises, and its accessibility.
+ * The web console (server/console) in Debian's Chromium, driven with playwright-core against the real
+ * API server: every flow a person uses it for, its security promises, and its accessibility. The
+ * endpoint page has a suite of its own (console-endpoint.e2e.ts).
  */
 describe('the web console', () => {
-	let dir: string;
+	const suite = consoleSuite();
 	let server: ServerProcess;
 	let origin: string;
 	let org: Bootstrapped;
 	let admin: ApiClient;
 	let receiver: Receiver;
-	let browser: Browser;
-	const opened: ConsolePage[] = [];
-
-	beforeAll(async () => {
-		ensureChromium('The tab tests');
-		// The console as `npm start` builds it.
-		execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-console.mts')], {
-			stdio: 'inherit',
-		});
-		dir = tempRoot();
-		const databasePath = join(dir, 'api.sqlite');
-		org = bootstrapOrg(databasePath, 'Console Training', 'ada@console.test');
-		server = await spawnServer({
-			DATABASE_PATH: databasePath,
-			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
-			// A first retry a second after the first attempt (a failed and a successful attempt in one
-			// test), then one an hour later (a retry still to come, to read on the page).
-			WEBHOOK_RETRY_SCHEDULE_S: '1,3600',
-		});
-		origin = new URL(server.url).origin;
-		admin = new ApiClient(server.url, org.api_key);
-		receiver = await Receiver.start();
-		browser = await launchChromium();
-	});
-
-	afterAll(async () => {
-		await browser?.close();
-		await receiver?.stop();
-		await server?.stop();
-		rmSync(dir, { recursive: true, force: true });
-	});
-
-	/** A tab in a fresh tab; closed after the test, and checked to have thrown nothing. */
-	async function openConsole(viewport = DESKTOP): Promise<ConsolePage> {
-		const page = await ConsolePage.open(browser, origin, viewport);
-		opened.push(page);
-		return page;
-	}
-
-	afterEach(async () => {
-		for (const page of opened.splice(0)) {
-			const errors = page.pageErrors;
-			const elsewhere = page.requested.filter((url) => !url.startsWith(`${origin}/`));
-			await page.close();
-			expect(errors).toEqual([]);
-			expect(elsewhere).toEqual([]);
-		}
-	});
-
-	const membersPath = () => `/orgs/${org.org.id}/members`;
-
-	async function memberNamed(name: string) {
-		const members = (
-			await admin.getAll<{ user_id: string; name: string; email: string }>(membersPath())
-		).items;
-		return members.find((member) => member.name === name);
-	}
-
-	async function addMember(name: string, email: string, role = 'trainer') {
-		const response = await admin.post(membersPath(), { name, email, role });
-		expect(response.status).toBe(201);
-		return response.body as { user_id: string; name: string; email: string };
-	}
+	beforeAll(() => ({ server, origin, org, admin, receiver } = suite));
+	const { openConsole, membersPath, memberNamed, addMember } = suite;
 
 	it('is served with a strict policy, from / too, and nothing but its own scripts can write HTML', async () => {
 		const response = await fetch(`${origin}/console/`);
@@ -286,115 +218,6 @@ describe('the web console', () => {
 		expect(await tab.page.locator('img').count()).toBe(0);
 	});
 
-	it('shows when a failing delivery is tried next', async () => {
-		receiver.reply = (delivery) =>
-			delivery.path === '/hooks/down'
-				? { status: 503, body: 'down for maintenance' }
-				: { status: 204 };
-		const endpoint = (
-			await admin.post(`/orgs/${org.org.id}/webhooks`, {
-				url: `${receiver.url}/hooks/down`,
-				event_types: ['lab.created'],
-			})
-		).body;
-		await admin.post('/labs', { name: 'Never delivered', tier: 'vm' });
-		const tab = await openConsole();
-		await tab.signedIn(org.api_key);
-		await tab.page.goto(`${origin}/console/#/webhooks/${endpoint.id}`);
-		const delivery = tab.page.getByRole('listitem').filter({ hasText: 'lab.created' }).first();
-		await delivery.getByText('Attempt 2: failed').waitFor({ timeout: 30_000 });
-		const text = (await delivery.textContent())!;
-		expect(text).toContain('failed');
-		expect(text).toMatch(/Attempt 1: failed.*HTTP 503.*down for maintenance/s);
-		// The hour of the schedule, ±10 % jitter.
-		expect(text).toMatch(/Next retry.*\(in (5[4-9] min|1 h)\)/s);
-	});
-
-	it("shows why a delivery failed (the receiver's answer to each attempt) and filters the deliveries", async () => {
-		receiver.reply = (delivery) =>
-			delivery.path === '/hooks/why'
-				? {
-						status: 502,
-						body: `<h1>Bad gateway</h1>${'.'.repeat(5000)}`,
-						headers: { 'content-type': 'text/html', 'x-request-id': 'req-42' },
-					}
-				: { status: 204 };
-		const endpoint = (
-			await admin.post(`/orgs/${org.org.id}/webhooks`, {
-				url: `${receiver.url}/hooks/why`,
-				event_types: ['lab.created', 'session.created'],
-			})
-		).body;
-		await admin.post('/labs', { name: 'Bad gateway', tier: 'vm' });
-		await admin.post(`/orgs/${org.org.id}/webhooks/${endpoint.id}/test`, {
-			event_type: 'session.created',
-		});
-		const tab = await openConsole();
-		await tab.signedIn(org.api_key);
-		await tab.page.goto(`${origin}/console/#/webhooks/${endpoint.id}`);
-		const test = tab.page.getByRole('listitem').filter({ hasText: 'session.created' }).first();
-		// Its retry comes a second later, the next in an hour: wait for both, so the page stays as read.
-		await test.getByText('Attempt 2: failed').waitFor({ timeout: 30_000 });
-		expect(await test.textContent()).toContain('test event');
-		const first = test.locator('li.attempt').filter({ hasText: 'Attempt 1: failed' });
-		await first.getByText("Receiver's answer").click();
-		const answer = first.locator('.answer');
-		await answer.getByText('Cut at 4 KB: the receiver sent more.').waitFor();
-		expect(await answer.textContent()).toMatch(/content-type\s*text\/html/);
-		expect(await answer.textContent()).toContain('req-42');
-		expect(await answer.locator('pre').textContent()).toBe(
-			`<h1>Bad gateway</h1>${'.'.repeat(4096 - 20)}`,
-		);
-
-		const filters = tab.page.getByRole('form', { name: 'Filter deliveries' });
-		await filters.getByLabel('Test events').selectOption('false');
-		await filters.getByRole('button', { name: 'Filter' }).click();
-		const deliveries = tab.page.getByRole('list', { name: 'Deliveries, newest first' });
-		await eventually(
-			async () => !(await deliveries.textContent())!.includes('session.created'),
-			'the test delivery filtered out',
-		);
-		expect(await deliveries.textContent()).toContain('lab.created');
-		await filters.getByLabel('Status').selectOption('succeeded');
-		await filters.getByRole('button', { name: 'Filter' }).click();
-		await deliveries.getByText('No delivery matches these filters.').waitFor();
-	});
-
-	it('rotates a signing secret: the new one shown once, both signing deliveries meanwhile', async () => {
-		receiver.reply = () => ({ status: 204 });
-		const created = (
-			await admin.post(`/orgs/${org.org.id}/webhooks`, {
-				url: `${receiver.url}/hooks/rotated`,
-				event_types: ['lab.created'],
-			})
-		).body;
-		const tab = await openConsole();
-		await tab.signedIn(org.api_key);
-		await tab.page.goto(`${origin}/console/#/webhooks/${created.id}`);
-		const form = tab.page.getByRole('form', { name: 'Rotate the signing secret' });
-		await form.getByLabel('The old secret').selectOption('day');
-		await form.getByRole('button', { name: 'Rotate secret' }).click();
-		const shown = tab.page.getByRole('region', { name: 'New signing secret' });
-		await shown.waitFor();
-		const secret = (await shown.locator('code').textContent())!;
-		expect(secret).toMatch(/^whsec_/);
-		expect(await tab.page.locator('.facts').textContent()).toMatch(
-			/Signing\s*with the new secret and the old one, until/,
-		);
-		// Reloaded, the page never shows it again.
-		await tab.page.reload();
-		await tab.page.getByRole('heading', { name: 'Deliveries', exact: true }).waitFor();
-		expect(await tab.page.content()).not.toContain(secret);
-
-		await admin.post('/labs', { name: 'Signed twice', tier: 'vm' });
-		await receiver.waitFor(() => receiver.at('/hooks/rotated').length === 1);
-		const [delivery] = receiver.at('/hooks/rotated');
-		for (const key of [secret, created.secret])
-			expect(new Webhook(key).verify(delivery.body, delivery.headers as never)).toMatchObject({
-				type: 'lab.created',
-			});
-	});
-
 	it('changes a member’s role, and deletes a webhook endpoint', async () => {
 		const promoted = await addMember('Ada Promoted', 'ada.promoted@console.test');
 		const endpoint = (
@@ -419,129 +242,6 @@ describe('the web console', () => {
 		await tab.page.getByRole('status').filter({ hasText: 'The endpoint was deleted.' }).waitFor();
 		expect((await admin.get(`/orgs/${org.org.id}/webhooks/${endpoint.id}`)).status).toBe(404);
 		expect(await tab.page.locator('main').textContent()).not.toContain('/hooks/to-delete');
-	});
-
-	it('sends a test event, resends a delivery, disables, enables and recovers an endpoint, and edits it; refusals say what the API said', async () => {
-		receiver.reply = () => ({ status: 204 });
-		const path = '/hooks/operations';
-		const created = (
-			await admin.post(`/orgs/${org.org.id}/webhooks`, {
-				url: `${receiver.url}${path}`,
-				event_types: ['member.removed', 'org.closed'],
-			})
-		).body;
-		const verified = (index: number) =>
-			new Webhook(created.secret).verify(
-				receiver.at(path)[index].body,
-				receiver.at(path)[index].headers as Record<string, string>,
-			) as { id: string; type: string; test?: boolean; resend?: number; data: any };
-		const tab = await openConsole();
-		await tab.signedIn(org.api_key);
-		await tab.goTo('Webhooks');
-		await tab.page.getByRole('link', { name: `${receiver.url}${path}` }).click();
-		await tab.heading('Deliveries').waitFor();
-		const status = (text: string) => tab.page.getByRole('status').filter({ hasText: text });
-
-		// A test event of the type picked: signed, marked as a test, and listed as one.
-		await tab.page.getByLabel('Event type').selectOption('org.closed');
-		await tab.page.getByRole('button', { name: 'Send test event' }).click();
-		await status('A test org.closed event was queued.').waitFor();
-		await receiver.waitFor(() => receiver.at(path).length === 1);
-		expect(verified(0)).toMatchObject({ type: 'org.closed', test: true });
-		const testItem = tab.page.getByRole('listitem').filter({ hasText: 'test event' });
-		await testItem.getByText('Attempt 1: delivered').waitFor();
-
-		// Resend: the same event again, marked as the first resend.
-		await testItem.getByRole('button', { name: 'Resend' }).click();
-		await status('The org.closed event is being sent again.').waitFor();
-		await receiver.waitFor(() => receiver.at(path).length === 2);
-		expect(verified(1)).toMatchObject({ id: verified(0).id, resend: 1 });
-		await testItem.getByText('resent 1×').waitFor();
-
-		// Disabled: what happens meanwhile is kept, not sent; the API refuses a test event and says why.
-		await tab.page.getByRole('button', { name: 'Disable endpoint…' }).click();
-		await tab.page.getByRole('dialog').getByRole('button', { name: 'Disable endpoint' }).click();
-		await status('The endpoint is disabled.').waitFor();
-		const leaving = await addMember('Kept While Disabled', 'kept@console.test');
-		await admin.delete(`${membersPath()}/${leaving.user_id}`);
-		await tab.page.getByText('Not sent: the endpoint was disabled.').waitFor();
-		await tab.page.getByRole('button', { name: 'Send test event' }).click();
-		await tab.alert().waitFor();
-		expect(await tab.alert().textContent()).toContain(
-			'This endpoint is disabled, so nothing is sent to it.',
-		);
-		expect(await tab.alert().textContent()).toContain('409 · invalid_state');
-		expect(receiver.at(path)).toHaveLength(2);
-
-		// Enabled again, then recovered from when it was disabled: the kept removal arrives.
-		await tab.page.getByRole('button', { name: 'Enable endpoint' }).click();
-		await status('The endpoint is enabled.').waitFor();
-		await tab.page.getByText('From when it was disabled').waitFor();
-		await tab.page.getByRole('button', { name: 'Recover deliveries' }).click();
-		await status('1 delivery was queued again.').waitFor();
-		await receiver.waitFor(() => receiver.at(path).length === 3);
-		expect(verified(2)).toMatchObject({
-			type: 'member.removed',
-			data: { user_id: leaving.user_id },
-		});
-
-		// Edited: new events and description; another endpoint's URL is refused with the API's message.
-		await tab.page.getByRole('checkbox', { name: 'org.closed' }).uncheck();
-		await tab.page.getByLabel('Description (optional)').fill('Offboarding in n8n');
-		await tab.page.getByRole('button', { name: 'Save changes' }).click();
-		await status('The endpoint was changed.').waitFor();
-		const facts = tab.page.locator('.facts');
-		await facts.getByText('Offboarding in n8n').waitFor();
-		expect(await facts.textContent()).not.toContain('org.closed');
-		expect((await admin.get(`/orgs/${org.org.id}/webhooks/${created.id}`)).body).toMatchObject({
-			event_types: ['member.removed'],
-			description: 'Offboarding in n8n',
-		});
-		const other = (
-			await admin.post(`/orgs/${org.org.id}/webhooks`, {
-				url: `${receiver.url}/hooks/taken`,
-				event_types: ['lab.created'],
-			})
-		).body;
-		await tab.page.getByLabel('URL').fill(other.url);
-		await tab.page.getByRole('button', { name: 'Save changes' }).click();
-		await tab.alert().filter({ hasText: '409 · url_taken' }).waitFor();
-		expect((await admin.get(`/orgs/${org.org.id}/webhooks/${created.id}`)).body.url).toBe(
-			created.url,
-		);
-	});
-
-	it('shows an endpoint its n8n workflow holds: what it keeps, that it requires receipts, and no test or recovery', async () => {
-		const url = `${receiver.url}/hooks/held`;
-		const endpoint = (
-			await admin.post(`/orgs/${org.org.id}/webhooks`, {
-				url,
-				event_types: ['member.removed'],
-				require_receipt: true,
-			})
-		).body;
-		await admin.patch(`/orgs/${org.org.id}/webhooks/${endpoint.id}`, { held: true });
-		const kept = await addMember('Kept While Held', 'kept.held@console.test');
-		await admin.delete(`${membersPath()}/${kept.user_id}`);
-		const tab = await openConsole();
-		await tab.signedIn(org.api_key);
-		await tab.goTo('Webhooks');
-		const row = tab.page.getByRole('row').filter({ hasText: url });
-		expect(await row.textContent()).toContain('held');
-		await tab.page.getByRole('link', { name: url }).click();
-		await tab.heading('Deliveries').waitFor();
-		const facts = tab.page.locator('.facts');
-		await facts.getByText('Its receiver is inactive (an n8n workflow deactivated)').waitFor();
-		expect(await facts.textContent()).toContain(
-			"the receiver answers 2xx with the delivery's receipt",
-		);
-		expect(await tab.page.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
-		expect(await tab.page.getByRole('button', { name: 'Recover deliveries' }).count()).toBe(0);
-		const delivery = tab.page.getByRole('listitem').filter({ hasText: 'member.removed' }).first();
-		await delivery.getByText('sent when its receiver is back').waitFor();
-		expect(await delivery.textContent()).not.toContain('Next retry');
-		expect(await delivery.getByRole('button', { name: 'Resend' }).count()).toBe(0);
-		expect(receiver.at('/hooks/held')).toEqual([]);
 	});
 
 	it('runs a session: create from a published version, open, start, a join code shown once, end, delete', async () => {
@@ -648,7 +348,7 @@ describe('the web console', () => {
 	});
 
 	it('closes an organization only once its slug is typed, then signs out', async () => {
-		const closing = bootstrapOrg(join(dir, 'api.sqlite'), 'Closing Down', 'owner@closing.test');
+		const closing = bootstrapOrg(suite.databasePath, 'Closing Down', 'owner@closing.test');
 		const tab = await openConsole();
 		await tab.signedIn(closing.api_key);
 		await tab.goTo('Organization');

@@ -10,6 +10,7 @@ const ORDER = [
 	'n8n2-single-process',
 	'dev-command',
 	'console',
+	'console-endpoint',
 	'n8n1-single-process',
 	'n8n2-oldest',
 	'n8n1-oldest',

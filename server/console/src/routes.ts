@@ -1,7 +1,7 @@
 import type { ViewContext } from './views/context.ts';
 import { activityPage } from './views/activity.ts';
 import { apiKeysPage } from './views/api-keys.ts';
-import { deliveriesPage } from './views/deliveries.ts';
+import { endpointPage } from './views/endpoint/page.ts';
 import { labPage, labsPage } from './views/labs.ts';
 import { membersPage } from './views/members.ts';
 import { organizationPage } from './views/organization.ts';
@@ -32,7 +32,7 @@ export const ROUTES: Route[] = [
 		title: 'Deliveries',
 		section: 'webhooks',
 		nav: false,
-		view: deliveriesPage,
+		view: endpointPage,
 	},
 	{ path: '/activity', title: 'Activity', section: 'activity', nav: true, view: activityPage },
 	{

@@ -228,7 +228,12 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLE
 	const id = control.id || `field-${randomId()}`;
 	control.id = id;
 	const hintId = hint ? `${id}-hint` : undefined;
-	if (hintId) control.setAttribute('aria-describedby', hintId);
+	// After what already describes the control (a choice's own description, say).
+	if (hintId)
+		control.setAttribute(
+			'aria-describedby',
+			[control.getAttribute('aria-describedby'), hintId].filter(Boolean).join(' '),
+		);
 	return h(
 		'p',
 		{ class: 'field' },

@@ -3,6 +3,7 @@ import { time } from '../format.ts';
 import type { ViewContext } from './context.ts';
 import { all } from '../api.ts';
 import type { EventType, EventTypeInfo, Webhook } from '../types.ts';
+import { eventTypeChecks, eventTypes } from './event-types.ts';
 import {
 	act,
 	announce,
@@ -15,11 +16,6 @@ import {
 	row,
 	secretOnce,
 } from '../ui.ts';
-
-/** The event types an endpoint can subscribe to, each with what it means, as the API lists them. */
-export function eventTypes(context: ViewContext): Promise<EventTypeInfo[]> {
-	return context.api.get('/event-types');
-}
 
 export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
@@ -138,29 +134,7 @@ export function endpointFields(types: EventTypeInfo[], webhook?: Webhook): HTMLE
 			}),
 			'https, on a public host, unless the server allows otherwise.',
 		),
-		h(
-			'fieldset',
-			{},
-			h('legend', {}, 'Events'),
-			h(
-				'div',
-				{ class: 'checks' },
-				...types.map(({ type, description }) =>
-					h(
-						'label',
-						{ title: description },
-						h('input', {
-							type: 'checkbox',
-							name: 'event_types',
-							value: type,
-							checked: webhook?.event_types.includes(type),
-						}),
-						' ',
-						type,
-					),
-				),
-			),
-		),
+		h('fieldset', {}, h('legend', {}, 'Events'), eventTypeChecks(types, webhook?.event_types)),
 		field(
 			'Description (optional)',
 			h('input', { name: 'description', maxlength: 1000, value: webhook?.description }),
