@@ -75,16 +75,17 @@ for (const endpoints of SMOKE
 
 const recoveryOptions = SMOKE
 	? { backlog: 200, rounds: 1, ratePerSecond: 200, answerMs: 20 }
-	: { backlog: 10_000, rounds: 3, ratePerSecond: 200, answerMs: 20 };
+	: { backlog: 10_000, rounds: 5, ratePerSecond: 200, answerMs: 20 };
 console.error(
-	`recovering ${recoveryOptions.backlog.toLocaleString('en')} given-up deliveries while other requests go on (${recoveryOptions.rounds} interleaved rounds against the same load with nothing to deliver)…`,
+	`${recoveryOptions.backlog.toLocaleString('en')} deliveries draining, and recovered, while other requests go on (${recoveryOptions.rounds} rounds, each contender in turn against the same load with nothing to deliver)…`,
 );
 const recovery = await benchWebhookRecovery(recoveryOptions);
+const drainRatio = recovery.drainP99Ms / recovery.idleP99Ms;
 const p99Ratio = recovery.recoveryP99Ms / recovery.idleP99Ms;
 add(
-	`webhook recovery, ${recovery.backlog.toLocaleString('en')} given-up deliveries to one endpoint`,
-	`recover answered in ${ms(Math.round(recovery.answerMs))}; drained at ${recovery.deliveriesPerSecond}/s (the endpoint's pace: ${recovery.endpointPacePerSecond}/s), at most ${recovery.mostInFlight} in flight; other requests' p99 ${recovery.recoveryP99Ms.toFixed(1)} ms against ${recovery.idleP99Ms.toFixed(1)} ms idle (${p99Ratio.toFixed(2)} ×); another endpoint's deliveries meanwhile p50 ${ms(recovery.otherEndpointP50Ms)} / max ${ms(recovery.otherEndpointMaxMs)}`,
-	`answer < 1 s, ≤ ${recovery.endpointPacePerSecond}/s, p99 ≤ 2 × idle: ${recovery.answerMs < 1000 && recovery.deliveriesPerSecond <= recovery.endpointPacePerSecond && p99Ratio <= 2 ? 'met' : 'MISSED'}`,
+	`webhook backlog, ${recovery.backlog.toLocaleString('en')} deliveries to one endpoint`,
+	`drained at ${recovery.deliveriesPerSecond}/s (the endpoint's pace: ${recovery.endpointPacePerSecond}/s), at most ${recovery.mostInFlight} in flight; other requests' p99 ${recovery.drainP99Ms.toFixed(1)} ms draining, ${recovery.recoveryP99Ms.toFixed(1)} ms recovered, against ${recovery.idleP99Ms.toFixed(1)} ms idle (${drainRatio.toFixed(2)} ×, ${p99Ratio.toFixed(2)} ×); recover answered in ${ms(Math.round(recovery.answerMs))}; another endpoint's deliveries meanwhile p50 ${ms(recovery.otherEndpointP50Ms)} / max ${ms(recovery.otherEndpointMaxMs)}`,
+	`answer < 1 s, ≤ ${recovery.endpointPacePerSecond}/s, p99 ≤ 1.3 × idle draining and recovered: ${recovery.answerMs < 1000 && recovery.deliveriesPerSecond <= recovery.endpointPacePerSecond && drainRatio <= 1.3 && p99Ratio <= 1.3 ? 'met' : 'MISSED'}`,
 );
 
 const fairnessOptions = SMOKE

@@ -29,8 +29,12 @@ export interface RecoveryResult {
 	endpointPacePerSecond: number;
 	/** The most deliveries the receiver ever had unanswered at once. */
 	mostInFlight: number;
-	/** p99 of the other requests while nothing was delivered, and while the backlog drained (medians). */
+	/**
+	 * p99 of the other requests (medians of the rounds): while nothing was delivered, while the
+	 * backlog drained as deliveries queued (after n8n was back, say), and while it was recovered.
+	 */
 	idleP99Ms: number;
+	drainP99Ms: number;
 	recoveryP99Ms: number;
 	/** A change's delivery to another endpoint of the organization while the backlog drained: p50 / max. */
 	otherEndpointP50Ms: number;
@@ -41,12 +45,12 @@ export interface RecoveryResult {
 const ENDPOINT_CONCURRENCY = loadConfig({}).webhooks.endpointConcurrency;
 
 /**
- * Recovering a large backlog: `backlog` deliveries to one endpoint, all given up (as after a day
- * away), are recovered with one request while other requests go on at `ratePerSecond`. Contenders,
- * in interleaved rounds (which goes first alternates): the same load with nothing to deliver
- * (idle), and while the recovered backlog drains to a receiver that answers after `answerMs`.
+ * A large backlog to one endpoint while other requests go on at `ratePerSecond`. Contenders, in
+ * interleaved rounds (which goes first rotates): the same load with nothing to deliver (idle); the
+ * `backlog` deliveries queued and draining to a receiver that answers after `answerMs` (drain); and
+ * the same deliveries given up (as after a day away) and recovered with one request (recovery).
  * Reported: the recover request's answer time, the drain's pace against the endpoint's (concurrency
- * ÷ answer time), and the other requests' p99 in both contenders. Meanwhile a change is delivered to
+ * ÷ answer time), and the other requests' p99 in each contender. Meanwhile a change is delivered to
  * a second endpoint every 200 ms, timed from the change to its arrival.
  */
 export async function benchWebhookRecovery(options: {
@@ -97,17 +101,23 @@ export async function benchWebhookRecovery(options: {
 		seedSessions(databasePath, boot, options.backlog);
 		const since = new Date(Date.now() - 60_000).toISOString();
 		// Given up again before each round, by the bench's own connection while the server is idle.
-		const giveUp = () => {
+		const setBacklog = (sql: string) => {
 			const fixture = new BetterSqlite3(databasePath);
 			fixture.pragma('busy_timeout = 5000');
-			fixture
-				.prepare(
-					`UPDATE webhook_deliveries SET status = 'exhausted', next_attempt_at = NULL, claimed_until = NULL
-           WHERE webhook_id = ?`,
-				)
-				.run(backlogHook.id);
+			fixture.prepare(sql).run({ webhook: backlogHook.id, now: Date.now() });
 			fixture.close();
 		};
+		const giveUp = () =>
+			setBacklog(
+				`UPDATE webhook_deliveries SET status = 'exhausted', next_attempt_at = NULL, claimed_until = NULL
+         WHERE webhook_id = @webhook`,
+			);
+		/** Due now, as deliveries just queued are; the server learns of them with the next change for the endpoint. */
+		const queueAgain = () =>
+			setBacklog(
+				`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = @now, claimed_until = NULL
+         WHERE webhook_id = @webhook`,
+			);
 		giveUp();
 		server = await spawnServer(env);
 
@@ -131,10 +141,17 @@ export async function benchWebhookRecovery(options: {
 			answerMs: [] as number[],
 			perSecond: [] as number[],
 			idle: [] as number[],
+			drain: [] as number[],
 			recovery: [] as number[],
 		};
 		let drainMs = 5_000;
-		// Both contenders get the same requests and changes; only the recovery differs.
+		/** Until every delivery of the backlog has arrived since `arrivedBefore`. */
+		const drainedSince = (arrivedBefore: number, count: number) =>
+			eventually(() => backlog.arrivals() - arrivedBefore >= count, 'the backlog to drain', {
+				timeoutMs: 600_000,
+				intervalMs: 5,
+			});
+		// Every contender gets the same requests and changes; only what is delivered differs.
 		const idleRound = async () => {
 			receiver.into([]);
 			const window = new Promise((resolve) => setTimeout(resolve, drainMs));
@@ -144,11 +161,35 @@ export async function benchWebhookRecovery(options: {
 			]);
 			samples.idle.push(percentile(latencies, 99));
 		};
-		const recoveryRound = async () => {
+		/** `deliver` starts the backlog's deliveries and resolves once they have all arrived. */
+		const deliveryRound = async (deliver: () => Promise<void>, p99s: number[]) => {
 			receiver.into(otherLatencies);
-			const arrivedBefore = backlog.arrivals();
 			const started = Date.now();
-			const drained = (async () => {
+			const delivered = deliver();
+			const [latencies] = await Promise.all([
+				requestsMeanwhile(delivered),
+				changesForTheOtherEndpoint(delivered),
+			]);
+			drainMs = Date.now() - started;
+			samples.perSecond.push(options.backlog / (drainMs / 1000));
+			p99s.push(percentile(latencies, 99));
+		};
+		const drainRound = () => {
+			queueAgain();
+			return deliveryRound(async () => {
+				const arrivedBefore = backlog.arrivals();
+				// A change for the backlog's endpoint: its delivery wakes the outbox, which finds them all due.
+				await api(`${server.url}/sessions`, boot.api_key, 'POST', {
+					title: 'Wakes the outbox',
+					lab_version_id: versions[0].id,
+					capacity: 10,
+				});
+				await drainedSince(arrivedBefore, options.backlog + 1);
+			}, samples.drain).finally(giveUp);
+		};
+		const recoveryRound = () =>
+			deliveryRound(async () => {
+				const arrivedBefore = backlog.arrivals();
 				const sent = performance.now();
 				const answer = await api(
 					`${server.url}/orgs/${boot.org.id}/webhooks/${backlogHook.id}/recover`,
@@ -157,35 +198,14 @@ export async function benchWebhookRecovery(options: {
 					{ since },
 				);
 				samples.answerMs.push(performance.now() - sent);
-				if (answer.queued !== options.backlog) throw new Error(`recovered ${answer.queued}`);
-				await eventually(
-					() => backlog.arrivals() - arrivedBefore >= options.backlog,
-					'the backlog to drain',
-					{
-						timeoutMs: 600_000,
-						intervalMs: 5,
-					},
-				);
-			})();
-			const [latencies] = await Promise.all([
-				requestsMeanwhile(drained),
-				changesForTheOtherEndpoint(drained),
-			]);
-			drainMs = Date.now() - started;
-			samples.perSecond.push(options.backlog / (drainMs / 1000));
-			samples.recovery.push(percentile(latencies, 99));
-			giveUp();
-		};
-		for (let round = 0; round < options.rounds; round++) {
-			// The first recovery round sets the window the idle rounds measure.
-			if (round % 2 === 0) {
-				await recoveryRound();
-				await idleRound();
-			} else {
-				await idleRound();
-				await recoveryRound();
-			}
-		}
+				if (answer.queued < options.backlog) throw new Error(`recovered ${answer.queued}`);
+				await drainedSince(arrivedBefore, answer.queued);
+			}, samples.recovery).finally(giveUp);
+		// The first delivering round sets the window the idle rounds measure; which goes first rotates.
+		const contenders = [recoveryRound, drainRound, idleRound];
+		for (let round = 0; round < options.rounds; round++)
+			for (let turn = 0; turn < contenders.length; turn++)
+				await contenders[(round + turn) % contenders.length]();
 		load.close();
 		await server.stop();
 		return {
@@ -196,6 +216,7 @@ export async function benchWebhookRecovery(options: {
 			endpointPacePerSecond: Math.round((ENDPOINT_CONCURRENCY * 1000) / options.answerMs),
 			mostInFlight: backlog.mostInFlight(),
 			idleP99Ms: median(samples.idle),
+			drainP99Ms: median(samples.drain),
 			recoveryP99Ms: median(samples.recovery),
 			otherEndpointP50Ms: percentile(otherLatencies, 50),
 			otherEndpointMaxMs: Math.max(...otherLatencies),
