@@ -4,6 +4,8 @@ import { API_PREFIX, createApp } from './app.ts';
 import type { Config } from './config.ts';
 import { checkpointOffThread } from './db/checkpoints.ts';
 import { openDatabase, type Database } from './db/connection.ts';
+import { takeTurnsWriting } from './db/transaction.ts';
+import { WriteLock } from './db/write-lock.ts';
 import { systemClock, type Clock } from './core/clock.ts';
 import type { Logger } from './core/logger.ts';
 import { createHttpServer } from './http/edge.ts';
@@ -72,6 +74,8 @@ export async function startServer(
 	const onThreads = workers !== undefined && !db.memory;
 	const checkpoints = onThreads ? checkpointOffThread(db, workers.checkpoints, logger) : undefined;
 	const outboxOptions = { ...config.webhooks, clock };
+	const writeLock = new WriteLock();
+	if (onThreads) takeTurnsWriting(db, writeLock);
 	const outbox = onThreads
 		? new DeliveryThread(
 				workers.outbox,
@@ -81,6 +85,7 @@ export async function startServer(
 					clock: clock.shared,
 					checkpointsElsewhere: true,
 				},
+				writeLock,
 				logger,
 			)
 		: startedOnEventLoop(createDeliverySide(db, outboxOptions, logger).dispatcher);

@@ -82,7 +82,8 @@ describe('the published package', () => {
 		const intro = readme.slice(0, readme.indexOf('\n## '));
 		expect(intro).toMatch(/n8n community nodes for the \*\*Training Lab API\*\*/);
 		expect(intro).toMatch(/not\s+part\s+of\s+the\s+npm\s+package/);
-		// The n8n user's page, in the order of n8n's starter template; contributors have their own.
+		// The n8n user's page, in the order of n8n's starter template, ending with the commands that
+		// run the product and its tests from a clone; contributors have their own.
 		const sections = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
 		expect(sections).toEqual([
 			'Installation',
@@ -93,6 +94,7 @@ describe('the published package', () => {
 			'Resources',
 			'Version history',
 			'License',
+			'Run it from a clone',
 		]);
 		expect(intro).toMatch(/\[CONTRIBUTING\.md\]\(CONTRIBUTING\.md\)/);
 	});

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../core/logger.ts';
+import type { WriteLock } from '../db/write-lock.ts';
 import type { DispatcherOptions } from './dispatcher.ts';
 import type { OutboxNotice } from './notice.ts';
 
@@ -11,6 +12,8 @@ export interface DeliveryWorkerData {
 	clock?: SharedArrayBuffer;
 	/** WAL checkpoints run on the checkpoint worker: the thread's connection makes none. */
 	checkpointsElsewhere: boolean;
+	/** The write lock both threads' transactions take in turn (db/write-lock.ts). */
+	writeLock: SharedArrayBuffer;
 }
 
 export type ToDeliveryWorker = { type: 'wake' } | { type: 'idle'; id: number } | { type: 'stop' };
@@ -32,6 +35,7 @@ export class DeliveryThread implements OutboxNotice {
 	readonly #workerUrl: URL;
 	readonly #data: DeliveryWorkerData;
 	readonly #logger: Logger;
+	readonly #writeLock: WriteLock;
 	#worker!: Worker;
 	/** Sends in flight, as the thread last said. */
 	#inFlight = 0;
@@ -40,9 +44,15 @@ export class DeliveryThread implements OutboxNotice {
 	#nextIdleId = 0;
 	readonly #idleWaits = new Map<number, () => void>();
 
-	constructor(workerUrl: URL, data: DeliveryWorkerData, logger: Logger) {
+	constructor(
+		workerUrl: URL,
+		data: Omit<DeliveryWorkerData, 'writeLock'>,
+		writeLock: WriteLock,
+		logger: Logger,
+	) {
 		this.#workerUrl = workerUrl;
-		this.#data = data;
+		this.#data = { ...data, writeLock: writeLock.buffer };
+		this.#writeLock = writeLock;
 		this.#logger = logger;
 		this.#start();
 	}
@@ -90,6 +100,7 @@ export class DeliveryThread implements OutboxNotice {
 		worker.on('message', (message: FromDeliveryWorker) => this.#received(message));
 		worker.on('error', (error) => this.#logger.error('the webhook outbox thread failed', error));
 		worker.once('exit', (code) => {
+			this.#writeLock.releaseFor(worker.threadId);
 			if (this.#stopping) return;
 			this.#logger.error(
 				`the webhook outbox thread stopped (exit code ${code}) with about ${this.#inFlight} sends in flight; starting it again`,

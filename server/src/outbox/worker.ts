@@ -1,12 +1,12 @@
 // The webhook outbox's thread (./thread.ts starts it): its own connection to the database, its
 // dispatcher signing, sending and recording every attempt, so that none of that work runs on the
 // event loop that answers requests. The server tells it when deliveries are queued.
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { sharedClock, systemClock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { openDatabase } from '../db/connection.ts';
+import { takeTurnsWriting } from '../db/transaction.ts';
+import { WriteLock } from '../db/write-lock.ts';
 import { createDeliverySide } from './delivery-side.ts';
 import type { FromDeliveryWorker, ToDeliveryWorker, DeliveryWorkerData } from './thread.ts';
 
@@ -24,10 +24,11 @@ const logger: Logger = {
 		}),
 };
 
-lowerThisThreadsPriority();
 const db = openDatabase(data.databasePath);
 // WAL checkpoints are the checkpoint worker's, where there is one.
 if (data.checkpointsElsewhere) db.pragma('wal_autocheckpoint = 0');
+// Its writes take turns with the request thread's, which goes first.
+takeTurnsWriting(db, new WriteLock(data.writeLock, false));
 const clock = data.clock ? sharedClock(data.clock) : systemClock;
 const { dispatcher } = createDeliverySide(db, { ...data.options, clock }, logger);
 dispatcher.start();
@@ -48,17 +49,3 @@ port.on('message', async (message: ToDeliveryWorker) => {
 		port.close();
 	}
 });
-
-/**
- * Sending webhooks is background work: where a thread can have a priority of its own (Linux, where
- * it is a task with its own id), this one yields the CPU to the thread that answers requests when
- * both want it. Elsewhere, or where that is not allowed, it keeps the process's priority.
- */
-function lowerThisThreadsPriority(): void {
-	try {
-		const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
-		if (Number.isInteger(threadId)) setPriority(threadId, 10);
-	} catch {
-		// Not Linux: the same priority as the rest of the server.
-	}
-}

@@ -1,0 +1,44 @@
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { WriteLock } from '../../server/src/db/write-lock.ts';
+import { ROOT } from '../../tooling/root.ts';
+
+// The server's threads take turns at writing, the request thread first: a thread that writes back
+// to back (the outbox) lets it in as soon as its own transaction ends, never starting another while
+// it waits. And a thread that dies holding the lock does not keep it.
+const holder = pathToFileURL(join(ROOT, 'test', 'support', 'write-lock-holder.ts'));
+
+it('lets the waiting request thread in before the other thread takes the lock again', async () => {
+	const lock = new WriteLock();
+	const steps = new Int32Array(new SharedArrayBuffer(4 * 8));
+	const worker = new Worker(holder, { workerData: { lock: lock.buffer, steps: steps.buffer } });
+	const record = (step: number) => Atomics.store(steps, Atomics.add(steps, 0, 1) + 1, step);
+	try {
+		// The other thread holds it.
+		while (Atomics.load(steps, 0) < 1) Atomics.wait(steps, 0, 0, 1000);
+		// Told to let go while this thread waits in acquire(): it lets go, asks again at once, and waits.
+		worker.postMessage('let go');
+		expect(lock.acquire()).toBe(true);
+		record(4); // the request thread's turn
+		lock.release();
+		await new Promise((resolve) => worker.once('message', resolve));
+		expect([...steps.slice(1, 1 + Atomics.load(steps, 0))]).toEqual([1, 2, 4, 3]);
+	} finally {
+		await worker.terminate();
+	}
+});
+
+it('frees a lock whose holder died, and no one else’s', async () => {
+	const lock = new WriteLock();
+	const steps = new Int32Array(new SharedArrayBuffer(4 * 8));
+	const worker = new Worker(holder, { workerData: { lock: lock.buffer, steps: steps.buffer } });
+	while (Atomics.load(steps, 0) < 1) Atomics.wait(steps, 0, 0, 1000);
+	const deadId = worker.threadId;
+	await worker.terminate();
+	lock.releaseFor(deadId + 1); // another thread's id: left alone
+	expect(new Int32Array(lock.buffer)[0]).toBe(deadId + 1);
+	lock.releaseFor(deadId);
+	expect(lock.acquire()).toBe(true);
+	lock.release();
+});
