@@ -1,7 +1,11 @@
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { WriteLock } from '../../server/src/db/write-lock.ts';
+import type { DispatcherOptions } from '../../server/src/outbox/dispatcher.ts';
+import { DeliveryThread } from '../../server/src/outbox/thread.ts';
 import { ROOT } from '../../tooling/root.ts';
 
 // The server's threads take turns at writing, the request thread first: a thread that writes back
@@ -41,4 +45,30 @@ it('frees a lock whose holder died, and no one else’s', async () => {
 	lock.releaseFor(deadId);
 	expect(lock.acquire()).toBe(true);
 	lock.release();
+});
+
+it('when the outbox thread dies holding it, the server frees it for the thread it starts again and for requests', async () => {
+	const dir = mkdtempSync(join(tmpdir(), 'traininglab-write-lock-'));
+	const logs: string[] = [];
+	const lock = new WriteLock();
+	const thread = new DeliveryThread(
+		pathToFileURL(join(ROOT, 'test', 'support', 'dies-holding-write-lock.ts')),
+		{
+			databasePath: join(dir, 'died-once'),
+			options: {} as DispatcherOptions & { retryScheduleSeconds: number[] },
+			checkpointsElsewhere: true,
+		},
+		lock,
+		{ info: (message) => logs.push(message), error: (message) => logs.push(message) },
+	);
+	try {
+		// Answered by the thread started again, which took the lock and let it go.
+		await thread.whenIdle();
+		expect(logs.join('\n')).toMatch(/the webhook outbox thread stopped \(exit code 1\)/);
+		expect(lock.acquire()).toBe(true);
+		lock.release();
+	} finally {
+		await thread.stop();
+		rmSync(dir, { recursive: true, force: true });
+	}
 });

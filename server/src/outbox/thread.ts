@@ -96,11 +96,13 @@ export class DeliveryThread implements OutboxNotice {
 
 	#start(): void {
 		const worker = new Worker(this.#workerUrl, { workerData: this.#data });
+		// Read now: once the thread has ended its id reads -1.
+		const workerThreadId = worker.threadId;
 		this.#worker = worker;
 		worker.on('message', (message: FromDeliveryWorker) => this.#received(message));
 		worker.on('error', (error) => this.#logger.error('the webhook outbox thread failed', error));
 		worker.once('exit', (code) => {
-			this.#writeLock.releaseFor(worker.threadId);
+			this.#writeLock.releaseFor(workerThreadId);
 			if (this.#stopping) return;
 			this.#logger.error(
 				`the webhook outbox thread stopped (exit code ${code}) with about ${this.#inFlight} sends in flight; starting it again`,
