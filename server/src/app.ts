@@ -9,7 +9,9 @@ import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { ApiError } from './core/errors.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { RateLimiter } from './http/rate-limit.ts';
+import { countRequests, metricsEndpoint } from './http/metrics-endpoint.ts';
 import { mountRoutes } from './http/router.ts';
+import type { ServerMetrics } from './observability/metrics.ts';
 import type { CursorSeal } from './core/cursor-seal.ts';
 import { ROUTES } from './routes/index.ts';
 import type { Services } from './services/index.ts';
@@ -27,12 +29,16 @@ interface AppDeps {
 	publicUrl: () => string;
 	/** The built web console; without it, /console answers how to build it. */
 	consoleDir?: string;
+	/** Served at /metrics when the configuration enables it. */
+	metrics?: ServerMetrics;
 }
 
 export function createApp(deps: AppDeps): Express {
 	const app = express();
 	app.disable('x-powered-by');
 	app.set('etag', false);
+	const metrics = deps.config.metrics.enabled ? deps.metrics : undefined;
+	if (metrics) app.use(countRequests(metrics, API_PREFIX, ROUTES));
 	app.use(guardRequest);
 	// No endpoint answers OPTIONS (there is no CORS: keys never belong in a browser); without this,
 	// Express would answer with the list of methods of any path, to anyone.
@@ -47,11 +53,16 @@ export function createApp(deps: AppDeps): Express {
 	app.get('/healthz', (_req, res) => {
 		res.json({ status: 'ok' });
 	});
+	if (metrics) app.get('/metrics', metricsEndpoint(metrics, deps.config.metrics.token));
 	app.get('/', (_req, res) => res.redirect(302, `${CONSOLE_PATH}/`));
 	app.use(CONSOLE_PATH, consoleRouter(deps.consoleDir));
 
 	const api = express.Router();
-	const rateLimiter = new RateLimiter({ ...deps.config.rateLimit, clock: deps.clock });
+	const rateLimiter = new RateLimiter({
+		...deps.config.rateLimit,
+		clock: deps.clock,
+		refused: metrics && (() => metrics.rateLimited()),
+	});
 	api.use(identifyCaller(deps.services.apiKeys), rateLimiter.middleware());
 	const openApiDocument = buildOpenApiDocument(ROUTES, {
 		version: API_VERSION,
@@ -60,7 +71,11 @@ export function createApp(deps: AppDeps): Express {
 	api.get('/openapi.json', (_req, res) => {
 		res.json(openApiDocument);
 	});
-	mountRoutes(api, ROUTES, { ...deps, apiBaseUrl: () => `${deps.publicUrl()}${API_PREFIX}` });
+	mountRoutes(api, ROUTES, {
+		...deps,
+		apiPrefix: API_PREFIX,
+		apiBaseUrl: () => `${deps.publicUrl()}${API_PREFIX}`,
+	});
 	app.use(API_PREFIX, api);
 
 	app.use(notFoundHandler);

@@ -46,6 +46,8 @@ const Env = z
 		HTTP_KEEP_ALIVE_TIMEOUT_MS: Milliseconds.default(5000),
 		EVENT_RETENTION_DAYS: Days.default(90),
 		DELIVERY_RETENTION_DAYS: Days.default(30),
+		METRICS_ENABLED: Flag.default(false),
+		METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 	})
 	.refine((env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS, {
 		path: ['HTTP_HEADERS_TIMEOUT_MS'],
@@ -75,6 +77,8 @@ export interface Config {
 	rateLimit: { requests: number; windowSeconds: number };
 	/** How long the activity log and finished webhook deliveries are kept, by their event's time. */
 	retention: { eventMs: number; deliveryMs: number };
+	/** `GET /metrics`: off unless enabled; with a token, only for `Authorization: Bearer <token>`. */
+	metrics: { enabled: boolean; token: string | undefined };
 	webhooks: {
 		allowInsecureUrls: boolean;
 		retryScheduleSeconds: number[];
@@ -111,6 +115,9 @@ export const VARIABLE_MEANINGS: Record<keyof z.input<typeof Env>, string> = {
 		'days the activity log keeps an event (fractions allowed); then it is deleted, once no kept delivery refers to it',
 	DELIVERY_RETENTION_DAYS:
 		'days a finished (succeeded or given-up) webhook delivery is kept with its attempts, by its event time; at most EVENT_RETENTION_DAYS',
+	METRICS_ENABLED: 'true serves Prometheus metrics at /metrics (docs/observability.md)',
+	METRICS_TOKEN:
+		'when set, /metrics answers only Authorization: Bearer <this token> (at least 16 characters)',
 };
 
 /** Each configuration variable's default, as a value (undefined: none, as for PUBLIC_URL). */
@@ -123,7 +130,12 @@ export function configurationHelp(): string {
 	const defaults = configurationDefaults();
 	const rows = Object.entries(VARIABLE_MEANINGS).map(([name, meaning]) => {
 		const value = defaults[name as keyof typeof VARIABLE_MEANINGS];
-		const shown = value === undefined ? '(the listen address)' : String(value);
+		const shown =
+			value !== undefined
+				? String(value)
+				: name === 'PUBLIC_URL'
+					? '(the listen address)'
+					: '(none)';
 		return `  ${name.padEnd(28)} ${meaning}
   ${''.padEnd(28)} default: ${shown}`;
 	});
@@ -165,6 +177,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			eventMs: e.EVENT_RETENTION_DAYS * DAY_MS,
 			deliveryMs: e.DELIVERY_RETENTION_DAYS * DAY_MS,
 		},
+		metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN },
 		webhooks: {
 			allowInsecureUrls: e.WEBHOOK_ALLOW_INSECURE_URLS,
 			retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE_S,

@@ -14,6 +14,7 @@ import { createRepositories } from './repositories/index.ts';
 import { createServices, type Services } from './services/index.ts';
 import { createDeliverySide } from './outbox/delivery-side.ts';
 import { DeliveryThread } from './outbox/thread.ts';
+import { ServerMetrics, type MetricsJson } from './observability/metrics.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -76,6 +77,7 @@ export async function startServer(
 	const outboxOptions = { ...config.webhooks, clock };
 	const writeLock = new WriteLock();
 	if (onThreads) takeTurnsWriting(db, writeLock);
+	const onEventLoop = onThreads ? undefined : createDeliverySide(db, outboxOptions, logger);
 	const outbox = onThreads
 		? new DeliveryThread(
 				workers.outbox,
@@ -88,8 +90,18 @@ export async function startServer(
 				writeLock,
 				logger,
 			)
-		: startedOnEventLoop(createDeliverySide(db, outboxOptions, logger).dispatcher);
+		: startedOnEventLoop(onEventLoop!.dispatcher);
 	const repos = createRepositories(db);
+	const metrics = new ServerMetrics(
+		repos.outbox.backlog,
+		clock,
+		outbox instanceof DeliveryThread
+			? outbox
+			: {
+					deliveryMetrics: async () =>
+						(await onEventLoop!.metrics.registry.getMetricsAsJSON()) as MetricsJson,
+				},
+	);
 	const services = createServices(
 		db,
 		{
@@ -140,6 +152,7 @@ export async function startServer(
 		cursors,
 		publicUrl: () => publicUrl,
 		consoleDir,
+		metrics,
 	});
 	const http = createHttpServer(app, config.http);
 	try {

@@ -199,6 +199,8 @@ try {
 			PORT: String(apiPort),
 			// n8n listens on plain http on loopback.
 			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+			// Prometheus metrics at /metrics, on loopback, unguarded (docs/observability.md).
+			METRICS_ENABLED: 'true',
 		},
 		'node',
 		join(options.data, 'api-server.log'),

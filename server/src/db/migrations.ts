@@ -354,6 +354,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
 	},
+	{
+		version: 14,
+		name: 'waiting deliveries in order',
+		sql: `
+      -- The oldest delivery still waiting, for /metrics, without reading every open one.
+      CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries(seq) WHERE status IN ('pending', 'failed');
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

@@ -12,6 +12,8 @@ interface RateLimitOptions {
 	requests: number;
 	windowSeconds: number;
 	clock: Clock;
+	/** Told of each request refused (for /metrics). */
+	refused?: () => void;
 }
 
 /**
@@ -22,6 +24,7 @@ export class RateLimiter {
 	readonly #limit: number;
 	readonly #windowMs: number;
 	readonly #clock: Clock;
+	readonly #refused: () => void;
 	readonly #windows = new Map<string, Window>();
 	#lastSweep = 0;
 
@@ -29,6 +32,7 @@ export class RateLimiter {
 		this.#limit = options.requests;
 		this.#windowMs = options.windowSeconds * 1000;
 		this.#clock = options.clock;
+		this.#refused = options.refused ?? (() => {});
 	}
 
 	get policy(): string {
@@ -61,6 +65,7 @@ export class RateLimiter {
 			res.setHeader('RateLimit', `"default";r=${remaining};t=${resetSeconds}`);
 			if (allowed) return next();
 			res.setHeader('Retry-After', String(resetSeconds));
+			this.#refused();
 			next(new ApiError('rate_limited', `Rate limit exceeded; retry after ${resetSeconds} s.`));
 		};
 	}

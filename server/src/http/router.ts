@@ -7,6 +7,7 @@ import { identityOf } from './caller.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import type { StoredResponse } from '../services/idempotency.ts';
 import { readJsonBody, refuseBody } from './json-body.ts';
+import { noteRoute } from './metrics-endpoint.ts';
 import { BOUNDS } from '../schemas/bounds.ts';
 import { assertScopable } from '../services/resource-scope.ts';
 import type { AnyRoute, RouteContext } from './route.ts';
@@ -17,6 +18,8 @@ interface RouterDeps {
 	cursors: CursorSeal;
 	/** Base of absolute URLs, e.g. `https://labs.example.com/api/v1`: never taken from the request. */
 	apiBaseUrl: () => string;
+	/** Where the router is mounted (`/api/v1`): the start of each route's template in /metrics. */
+	apiPrefix: string;
 }
 
 type Context = RouteContext<never, never, never>;
@@ -30,7 +33,9 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: R
 	for (const route of routes) {
 		assertScopable(pathParamNames(route.path), `${route.method.toUpperCase()} ${route.path}`);
 		const expressPath = route.path.replace(/\{(\w+)\}/g, ':$1');
+		const template = `${deps.apiPrefix}${route.path}`;
 		router[route.method](expressPath, async (req: Request, res: Response) => {
+			noteRoute(res, template);
 			const { outcome, ctx } = await handle(route, req, res, deps);
 			send(res, route, outcome, ctx, deps);
 		});

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { createRepositories } from '../repositories/index.ts';
+import { DeliveryMetrics } from '../observability/delivery-metrics.ts';
 import { EventLog } from '../services/event-log.ts';
 import { WebhookDispatcher, type DispatcherOptions } from './dispatcher.ts';
 import type { OutboxNotice } from './notice.ts';
@@ -14,6 +15,8 @@ export interface OutboxOptions {
 	random?: () => number;
 	/** Told when recording an attempt made deliveries due (a `webhook.disabled` event, say). */
 	notice?: OutboxNotice;
+	/** Counts the attempts it records. */
+	metrics?: DeliveryMetrics;
 }
 
 /** The outbox over its own connection `db`: its store, its rules, and the activity log it records the server's own events in. */
@@ -25,18 +28,23 @@ export function createOutbox(db: Database, options: OutboxOptions): Outbox {
 	return new Outbox(deps, options);
 }
 
-/** Everything that delivers webhooks: the outbox and its dispatcher, which the outbox tells of new deliveries. */
+/**
+ * Everything that delivers webhooks: the outbox and its dispatcher, which the outbox tells of new
+ * deliveries, and what they count (`/metrics`).
+ */
 export function createDeliverySide(
 	db: Database,
 	options: OutboxOptions & DispatcherOptions,
 	logger: Logger,
-): { outbox: Outbox; dispatcher: WebhookDispatcher } {
+): { outbox: Outbox; dispatcher: WebhookDispatcher; metrics: DeliveryMetrics } {
 	const clock = options.clock ?? systemClock;
 	// The outbox tells its dispatcher, made right after it, when recording an attempt queues deliveries.
+	const metrics = new DeliveryMetrics(() => dispatcher.inFlight);
 	const outbox = createOutbox(db, {
 		...options,
+		metrics,
 		notice: { deliveriesQueued: () => dispatcher.deliveriesQueued() },
 	});
 	const dispatcher = new WebhookDispatcher(outbox, options, logger, clock);
-	return { outbox, dispatcher };
+	return { outbox, dispatcher, metrics };
 }

@@ -1,5 +1,6 @@
 import { systemActor } from '../core/actor.ts';
 import { isoAt } from '../core/clock.ts';
+import type { DeliveryMetrics } from '../observability/delivery-metrics.ts';
 import { DomainService, type ServiceDeps } from '../services/domain-service.ts';
 import { RetryRules } from './retry-rules.ts';
 import type { DeliveryScheduler } from './scheduler.ts';
@@ -24,13 +25,20 @@ export interface Answer {
  */
 export class Outbox extends DomainService {
 	readonly #rules: RetryRules;
+	readonly #metrics: DeliveryMetrics | undefined;
 
 	constructor(
 		deps: ServiceDeps,
-		options: { retryScheduleSeconds: readonly number[]; random?: () => number },
+		options: {
+			retryScheduleSeconds: readonly number[];
+			random?: () => number;
+			/** Counts each attempt once it is recorded. */
+			metrics?: DeliveryMetrics;
+		},
 	) {
 		super(deps);
 		this.#rules = new RetryRules(options.retryScheduleSeconds, options.random);
+		this.#metrics = options.metrics;
 	}
 
 	/** After a restart no send is in flight: every claim is stale, and those deliveries are sent again. */
@@ -89,15 +97,17 @@ export class Outbox extends DomainService {
 	record(answers: readonly Answer[]): Array<{ answer: Answer; error: unknown }> {
 		if (answers.length === 0) return [];
 		try {
-			this.transaction(() => {
-				for (const answer of answers) this.#recordOne(answer);
-			});
+			const givenUp = this.transaction(() => answers.map((answer) => this.#recordOne(answer)));
+			answers.forEach((answer, i) => this.#count(answer, givenUp[i]));
 			return [];
 		} catch {
 			const failed: Array<{ answer: Answer; error: unknown }> = [];
 			for (const answer of answers) {
 				try {
-					this.transaction(() => this.#recordOne(answer));
+					this.#count(
+						answer,
+						this.transaction(() => this.#recordOne(answer)),
+					);
 				} catch (error) {
 					failed.push({ answer, error });
 				}
@@ -106,7 +116,15 @@ export class Outbox extends DomainService {
 		}
 	}
 
-	#recordOne({ delivery, outcome, startedAt, endedAt }: Answer): void {
+	/** Counts a recorded attempt (after its transaction committed: a rolled-back one is not counted). */
+	#count({ delivery, outcome, endedAt }: Answer, givenUp: boolean): void {
+		if (!this.#metrics) return;
+		this.#metrics.attempt(outcome, delivery.event_occurred_at, delivery.event_test === 1, endedAt);
+		if (givenUp) this.#metrics.givenUp();
+	}
+
+	/** Records one attempt's outcome; true when that gave its delivery up. */
+	#recordOne({ delivery, outcome, startedAt, endedAt }: Answer): boolean {
 		const recordedOutcome: AttemptOutcome = {
 			...this.#rules.after(delivery, outcome, endedAt),
 			attempts: delivery.attempts + 1,
@@ -120,8 +138,11 @@ export class Outbox extends DomainService {
 		});
 		if (outcome.kind === 'gone' && recorded !== 'gone')
 			this.#disableGone(delivery, recordedOutcome.last_attempt_at);
-		else if (recordedOutcome.status === 'exhausted' && recorded === 'applied')
+		else if (recordedOutcome.status === 'exhausted' && recorded === 'applied') {
 			this.#tellExhausted(delivery, recordedOutcome);
+			return true;
+		}
+		return false;
 	}
 
 	/**

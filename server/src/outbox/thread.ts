@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../core/logger.ts';
+import type { DeliveryMetricsSource, MetricsJson } from '../observability/metrics.ts';
 import type { WriteLock } from '../db/write-lock.ts';
 import type { DispatcherOptions } from './dispatcher.ts';
 import type { OutboxNotice } from './notice.ts';
@@ -16,12 +17,17 @@ export interface DeliveryWorkerData {
 	writeLock: SharedArrayBuffer;
 }
 
-export type ToDeliveryWorker = { type: 'wake' } | { type: 'idle'; id: number } | { type: 'stop' };
+export type ToDeliveryWorker =
+	| { type: 'wake' }
+	| { type: 'idle'; id: number }
+	| { type: 'metrics'; id: number }
+	| { type: 'stop' };
 
 export type FromDeliveryWorker =
 	| { type: 'log'; level: 'info' | 'error'; message: string; error?: string }
 	| { type: 'in-flight'; inFlight: number }
 	| { type: 'idle'; id: number }
+	| { type: 'metrics'; id: number; metrics: MetricsJson }
 	| { type: 'stopped' };
 
 /**
@@ -31,7 +37,7 @@ export type FromDeliveryWorker =
  * with what it was doing and started again: the new one takes over the claims the dead one left
  * (at least once, as after a crash).
  */
-export class DeliveryThread implements OutboxNotice {
+export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 	readonly #workerUrl: URL;
 	readonly #data: DeliveryWorkerData;
 	readonly #logger: Logger;
@@ -41,8 +47,9 @@ export class DeliveryThread implements OutboxNotice {
 	#inFlight = 0;
 	#wakeScheduled = false;
 	#stopping: Promise<void> | undefined;
-	#nextIdleId = 0;
+	#nextRequestId = 0;
 	readonly #idleWaits = new Map<number, () => void>();
+	readonly #metricsWaits = new Map<number, (metrics: MetricsJson) => void>();
 
 	constructor(
 		workerUrl: URL,
@@ -70,10 +77,20 @@ export class DeliveryThread implements OutboxNotice {
 	/** Resolves once every delivery queued so far has had its attempt (retries later aside). */
 	whenIdle(): Promise<void> {
 		return new Promise((resolve) => {
-			const id = this.#nextIdleId++;
+			const id = this.#nextRequestId++;
 			this.#idleWaits.set(id, resolve);
 			// After a wake still scheduled: the thread reads the messages in order.
 			setImmediate(() => this.#send({ type: 'idle', id }));
+		});
+	}
+
+	/** What the thread has counted (DeliveryMetrics); nothing from a thread that died before answering. */
+	deliveryMetrics(): Promise<MetricsJson> {
+		if (this.#stopping) return Promise.resolve([]);
+		return new Promise((resolve) => {
+			const id = this.#nextRequestId++;
+			this.#metricsWaits.set(id, resolve);
+			this.#send({ type: 'metrics', id });
 		});
 	}
 
@@ -108,6 +125,8 @@ export class DeliveryThread implements OutboxNotice {
 				`the webhook outbox thread stopped (exit code ${code}) with about ${this.#inFlight} sends in flight; starting it again`,
 			);
 			this.#inFlight = 0;
+			for (const answer of this.#metricsWaits.values()) answer([]);
+			this.#metricsWaits.clear();
 			this.#start();
 			// What waited on the one that died asks the new one.
 			for (const id of this.#idleWaits.keys()) this.#send({ type: 'idle', id });
@@ -122,6 +141,9 @@ export class DeliveryThread implements OutboxNotice {
 		else if (message.type === 'idle') {
 			this.#idleWaits.get(message.id)?.();
 			this.#idleWaits.delete(message.id);
+		} else if (message.type === 'metrics') {
+			this.#metricsWaits.get(message.id)?.(message.metrics);
+			this.#metricsWaits.delete(message.id);
 		}
 	}
 

@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { sharedClock, systemClock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import type { MetricsJson } from '../observability/metrics.ts';
 import { openDatabase } from '../db/connection.ts';
 import { takeTurnsWriting } from '../db/transaction.ts';
 import { WriteLock } from '../db/write-lock.ts';
@@ -30,7 +31,7 @@ if (data.checkpointsElsewhere) db.pragma('wal_autocheckpoint = 0');
 // Its writes take turns with the request thread's, which goes first.
 takeTurnsWriting(db, new WriteLock(data.writeLock, false));
 const clock = data.clock ? sharedClock(data.clock) : systemClock;
-const { dispatcher } = createDeliverySide(db, { ...data.options, clock }, logger);
+const { dispatcher, metrics } = createDeliverySide(db, { ...data.options, clock }, logger);
 dispatcher.start();
 // What it is doing, should it die: the server's log then says how many sends it cut short.
 const report = setInterval(() => tell({ type: 'in-flight', inFlight: dispatcher.inFlight }), 1000);
@@ -41,6 +42,12 @@ port.on('message', async (message: ToDeliveryWorker) => {
 	else if (message.type === 'idle') {
 		await dispatcher.whenIdle();
 		tell({ type: 'idle', id: message.id });
+	} else if (message.type === 'metrics') {
+		tell({
+			type: 'metrics',
+			id: message.id,
+			metrics: (await metrics.registry.getMetricsAsJSON()) as MetricsJson,
+		});
 	} else if (message.type === 'stop') {
 		clearInterval(report);
 		await dispatcher.stop();

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { AttemptLog } from '../outbox/attempt-log.ts';
+import { Backlog } from '../outbox/backlog.ts';
 import { DeliveryQueue } from '../outbox/queue.ts';
 import { Recoveries } from '../outbox/recovery.ts';
 import { DeliveryRetention } from '../outbox/retention.ts';
@@ -25,12 +26,13 @@ export interface Repositories {
 	events: EventRepository;
 	eventConsumers: EventConsumerRepository;
 	webhooks: WebhookRepository;
-	/** The webhook outbox's store: its queue, attempt log, recoveries and retention. */
+	/** The webhook outbox's store: its queue, attempt log, recoveries, retention and backlog. */
 	outbox: {
 		queue: DeliveryQueue;
 		attempts: AttemptLog;
 		recoveries: Recoveries;
 		retention: DeliveryRetention;
+		backlog: Backlog;
 	};
 	idempotency: IdempotencyRepository;
 	serverKeys: ServerKeyRepository;
@@ -53,6 +55,7 @@ export function createRepositories(db: Database): Repositories {
 			attempts: new AttemptLog(db),
 			recoveries: new Recoveries(db),
 			retention: new DeliveryRetention(db),
+			backlog: new Backlog(db),
 		},
 		idempotency: new IdempotencyRepository(db),
 		serverKeys: new ServerKeyRepository(db),
