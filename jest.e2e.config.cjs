@@ -9,6 +9,8 @@ module.exports = {
 	setupFiles: ['<rootDir>/test/support/short-keep-alive.ts'],
 	// Every failure again at the end, beside the counts, where a CI log's tail shows it.
 	reporters: [['default', { summaryThreshold: 0 }]],
+	// Each test with its time, so that a CI log shows where a suite's minutes go.
+	verbose: true,
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.e2e.ts'],
 	// n8n's newest release, unpinned, only when the weekly compatibility job names it.
