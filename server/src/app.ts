@@ -12,6 +12,8 @@ import { RateLimiter } from './http/rate-limit.ts';
 import { countRequests, metricsEndpoint } from './http/metrics-endpoint.ts';
 import { mountRoutes } from './http/router.ts';
 import type { ServerMetrics } from './observability/metrics.ts';
+import type { Tracing } from './observability/tracing.ts';
+import { traceRequests } from './http/request-span.ts';
 import type { CursorSeal } from './core/cursor-seal.ts';
 import { ROUTES } from './routes/index.ts';
 import type { Services } from './services/index.ts';
@@ -31,6 +33,8 @@ interface AppDeps {
 	consoleDir?: string;
 	/** Served at /metrics when the configuration enables it. */
 	metrics?: ServerMetrics;
+	/** A span per request, in which its events are recorded. */
+	tracing?: Tracing;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -39,6 +43,7 @@ export function createApp(deps: AppDeps): Express {
 	app.set('etag', false);
 	const metrics = deps.config.metrics.enabled ? deps.metrics : undefined;
 	if (metrics) app.use(countRequests(metrics, API_PREFIX, ROUTES));
+	if (deps.tracing) app.use(traceRequests(deps.tracing));
 	app.use(guardRequest);
 	// No endpoint answers OPTIONS (there is no CORS: keys never belong in a browser); without this,
 	// Express would answer with the list of methods of any path, to anyone.

@@ -48,6 +48,7 @@ const Env = z
 		DELIVERY_RETENTION_DAYS: Days.default(30),
 		METRICS_ENABLED: Flag.default(false),
 		METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+		OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
 	})
 	.refine((env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS, {
 		path: ['HTTP_HEADERS_TIMEOUT_MS'],
@@ -79,6 +80,8 @@ export interface Config {
 	retention: { eventMs: number; deliveryMs: number };
 	/** `GET /metrics`: off unless enabled; with a token, only for `Authorization: Bearer <token>`. */
 	metrics: { enabled: boolean; token: string | undefined };
+	/** Where traces go over OTLP/HTTP (`…/v1/traces` is added); undefined: nowhere. */
+	otlpEndpoint: string | undefined;
 	webhooks: {
 		allowInsecureUrls: boolean;
 		retryScheduleSeconds: number[];
@@ -118,6 +121,8 @@ export const VARIABLE_MEANINGS: Record<keyof z.input<typeof Env>, string> = {
 	METRICS_ENABLED: 'true serves Prometheus metrics at /metrics (docs/observability.md)',
 	METRICS_TOKEN:
 		'when set, /metrics answers only Authorization: Bearer <this token> (at least 16 characters)',
+	OTEL_EXPORTER_OTLP_ENDPOINT:
+		'OpenTelemetry collector (OTLP over HTTP) that receives the traces, e.g. http://localhost:4318',
 };
 
 /** Each configuration variable's default, as a value (undefined: none, as for PUBLIC_URL). */
@@ -178,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			deliveryMs: e.DELIVERY_RETENTION_DAYS * DAY_MS,
 		},
 		metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN },
+		otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
 		webhooks: {
 			allowInsecureUrls: e.WEBHOOK_ALLOW_INSECURE_URLS,
 			retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE_S,

@@ -15,6 +15,7 @@ import { createServices, type Services } from './services/index.ts';
 import { createDeliverySide } from './outbox/delivery-side.ts';
 import { DeliveryThread } from './outbox/thread.ts';
 import { ServerMetrics, type MetricsJson } from './observability/metrics.ts';
+import { Tracing } from './observability/tracing.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -74,7 +75,8 @@ export async function startServer(
 	const db = openDatabase(config.databasePath);
 	const onThreads = workers !== undefined && !db.memory;
 	const checkpoints = onThreads ? checkpointOffThread(db, workers.checkpoints, logger) : undefined;
-	const outboxOptions = { ...config.webhooks, clock };
+	const tracing = new Tracing({ otlpEndpoint: config.otlpEndpoint });
+	const outboxOptions = { ...config.webhooks, clock, tracing };
 	const writeLock = new WriteLock();
 	if (onThreads) takeTurnsWriting(db, writeLock);
 	const onEventLoop = onThreads ? undefined : createDeliverySide(db, outboxOptions, logger);
@@ -86,6 +88,7 @@ export async function startServer(
 					options: config.webhooks,
 					clock: clock.shared,
 					checkpointsElsewhere: true,
+					otlpEndpoint: config.otlpEndpoint,
 				},
 				writeLock,
 				logger,
@@ -110,6 +113,7 @@ export async function startServer(
 			retention: config.retention,
 			outbox,
 			clock,
+			tracing,
 		},
 		repos,
 	);
@@ -153,6 +157,7 @@ export async function startServer(
 		publicUrl: () => publicUrl,
 		consoleDir,
 		metrics,
+		tracing,
 	});
 	const http = createHttpServer(app, config.http);
 	try {
@@ -169,6 +174,7 @@ export async function startServer(
 		await upkeepRun;
 		await outbox.stop();
 		await checkpoints?.stop();
+		await tracing.shutdown();
 		db.close();
 		throw error;
 	}
@@ -186,6 +192,7 @@ export async function startServer(
 			await http.shutdown(SHUTDOWN_GRACE_MS);
 			await outbox.stop();
 			await checkpoints?.stop();
+			await tracing.shutdown();
 			db.close();
 		})();
 		return closing;

@@ -1,4 +1,4 @@
--- user_version 14
+-- user_version 15
 CREATE INDEX api_keys_active_by_user ON api_keys(user_id) WHERE revoked_at IS NULL;
 CREATE UNIQUE INDEX api_keys_active_name ON api_keys(org_id, name) WHERE revoked_at IS NULL;
 CREATE INDEX api_keys_by_org ON api_keys(org_id, seq);
@@ -21,7 +21,7 @@ CREATE INDEX webhooks_by_org ON webhooks(org_id, seq);
 CREATE TABLE api_keys (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), user_id TEXT NOT NULL REFERENCES users(id), name TEXT NOT NULL COLLATE NOCASE, prefix TEXT NOT NULL, key_hash BLOB NOT NULL, role TEXT NOT NULL CHECK (role IN ('admin', 'trainer')), created_at TEXT NOT NULL, revoked_at TEXT);
 CREATE TABLE event_batches (consumer_seq INTEGER NOT NULL REFERENCES event_consumers(seq) ON DELETE CASCADE, id TEXT NOT NULL, event_seqs TEXT NOT NULL, taken_at TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (consumer_seq, id)) WITHOUT ROWID;
 CREATE TABLE event_consumers (seq INTEGER PRIMARY KEY, org_id TEXT NOT NULL REFERENCES orgs(id), id TEXT NOT NULL, description TEXT, event_types TEXT, position_seq INTEGER NOT NULL, position_event_id TEXT, position_occurred_at TEXT, created_at TEXT NOT NULL, last_read_at TEXT NOT NULL, UNIQUE (org_id, id));
-CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), type TEXT NOT NULL, actor TEXT NOT NULL, occurred_at TEXT NOT NULL, data TEXT NOT NULL , test INTEGER NOT NULL DEFAULT 0 CHECK (test IN (0, 1)));
+CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), type TEXT NOT NULL, actor TEXT NOT NULL, occurred_at TEXT NOT NULL, data TEXT NOT NULL , test INTEGER NOT NULL DEFAULT 0 CHECK (test IN (0, 1)), trace_parent TEXT, trace_state TEXT);
 CREATE TABLE idempotency_keys (org_id TEXT NOT NULL, route TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (org_id, route, key)) WITHOUT ROWID;
 CREATE TABLE lab_versions (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, lab_id TEXT NOT NULL REFERENCES labs(id), org_id TEXT NOT NULL REFERENCES orgs(id), version INTEGER NOT NULL, status TEXT NOT NULL CHECK (status IN ('draft', 'published')), created_at TEXT NOT NULL, published_at TEXT, UNIQUE (lab_id, version));
 CREATE TABLE labs (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), name TEXT NOT NULL COLLATE NOCASE, tier TEXT NOT NULL CHECK (tier IN ('container', 'vm', 'cluster')), created_at TEXT NOT NULL, UNIQUE (org_id, name));

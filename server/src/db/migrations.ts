@@ -362,6 +362,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries(seq) WHERE status IN ('pending', 'failed');
     `,
 	},
+	{
+		version: 15,
+		name: 'trace context of events',
+		sql: `
+      -- The W3C trace context of the span that recorded the event: each delivery attempt is a span
+      -- of that trace and sends it on (traceparent, tracestate). Null for events recorded before.
+      ALTER TABLE events ADD COLUMN trace_parent TEXT;
+      ALTER TABLE events ADD COLUMN trace_state TEXT;
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

@@ -4,6 +4,7 @@ import type { Logger } from '../core/logger.ts';
 import { createRepositories } from '../repositories/index.ts';
 import { DeliveryMetrics } from '../observability/delivery-metrics.ts';
 import { EventLog } from '../services/event-log.ts';
+import { Tracing } from '../observability/tracing.ts';
 import { WebhookDispatcher, type DispatcherOptions } from './dispatcher.ts';
 import type { OutboxNotice } from './notice.ts';
 import { Outbox } from './outbox.ts';
@@ -17,6 +18,8 @@ export interface OutboxOptions {
 	notice?: OutboxNotice;
 	/** Counts the attempts it records. */
 	metrics?: DeliveryMetrics;
+	/** Each attempt a span of its event's trace, sending that trace on (traceparent). */
+	tracing?: Tracing;
 }
 
 /** The outbox over its own connection `db`: its store, its rules, and the activity log it records the server's own events in. */
@@ -24,7 +27,8 @@ export function createOutbox(db: Database, options: OutboxOptions): Outbox {
 	const repos = createRepositories(db);
 	const clock = options.clock ?? systemClock;
 	const notice = options.notice ?? { deliveriesQueued: () => {} };
-	const deps = { db, repos, clock, outbox: notice, events: new EventLog(repos, clock, notice) };
+	const events = new EventLog(repos, clock, notice, options.tracing);
+	const deps = { db, repos, clock, outbox: notice, events };
 	return new Outbox(deps, options);
 }
 
@@ -40,11 +44,13 @@ export function createDeliverySide(
 	const clock = options.clock ?? systemClock;
 	// The outbox tells its dispatcher, made right after it, when recording an attempt queues deliveries.
 	const metrics = new DeliveryMetrics(() => dispatcher.inFlight);
+	const tracing = options.tracing ?? new Tracing();
 	const outbox = createOutbox(db, {
 		...options,
 		metrics,
+		tracing,
 		notice: { deliveriesQueued: () => dispatcher.deliveriesQueued() },
 	});
-	const dispatcher = new WebhookDispatcher(outbox, options, logger, clock);
+	const dispatcher = new WebhookDispatcher(outbox, options, logger, clock, tracing);
 	return { outbox, dispatcher, metrics };
 }

@@ -5,6 +5,7 @@ import type { OutboxNotice } from './notice.ts';
 import type { Answer, Outbox } from './outbox.ts';
 import { DeliveryScheduler } from './scheduler.ts';
 import { WebhookSender } from './sender.ts';
+import { SpanKind, SpanStatusCode, Tracing } from '../observability/tracing.ts';
 import { signedHeaders } from './signature.ts';
 import type { DueDelivery } from './types.ts';
 
@@ -44,9 +45,17 @@ export class WebhookDispatcher implements OutboxNotice {
 	#timer: NodeJS.Timeout | undefined;
 	#stopped = false;
 	readonly #abort = new AbortController();
+	readonly #tracing: Tracing;
 
-	constructor(outbox: Outbox, options: DispatcherOptions, logger: Logger, clock: Clock) {
+	constructor(
+		outbox: Outbox,
+		options: DispatcherOptions,
+		logger: Logger,
+		clock: Clock,
+		tracing: Tracing = new Tracing(),
+	) {
 		this.#outbox = outbox;
+		this.#tracing = tracing;
 		this.#clock = clock;
 		this.#options = options;
 		this.#logger = logger;
@@ -181,10 +190,53 @@ export class WebhookDispatcher implements OutboxNotice {
 		const startedAt = this.#clock.now();
 		const secrets = [delivery.secret, delivery.previous_secret].filter((s) => s !== null);
 		const headers = signedHeaders(secrets, delivery.event_id, Math.floor(startedAt / 1000), body);
-		const outcome = await this.#sender.post(delivery.url, body, headers, {
-			signal: this.#abort.signal,
-			receipt: delivery.require_receipt ? delivery.event_id : undefined,
+		// A span of the event's trace, which the receiver continues (n8n makes it its execution's parent).
+		const tracing = this.#tracing;
+		const eventTrace = tracing.extract({
+			traceparent: delivery.event_trace_parent ?? undefined,
+			tracestate: delivery.event_trace_state ?? undefined,
 		});
-		if (outcome) this.#answered.push({ delivery, outcome, startedAt, endedAt: this.#clock.now() });
+		const span = tracing.startSpan(
+			`deliver ${delivery.event_type}`,
+			{
+				kind: SpanKind.CLIENT,
+				attributes: {
+					'traininglab.delivery.id': delivery.id,
+					'traininglab.webhook.id': delivery.webhook_id,
+					'traininglab.event.type': delivery.event_type,
+					'traininglab.attempt': delivery.attempts + 1,
+					'server.address': hostOf(delivery.url),
+				},
+			},
+			eventTrace,
+		);
+		const context = tracing.withSpan(eventTrace, span);
+		const outcome = await this.#sender.post(
+			delivery.url,
+			body,
+			{ ...headers, ...tracing.headersOf(context) },
+			{
+				signal: this.#abort.signal,
+				receipt: delivery.require_receipt ? delivery.event_id : undefined,
+			},
+		);
+		if (outcome) {
+			span.setAttribute('traininglab.outcome', outcome.kind);
+			if (outcome.statusCode !== null)
+				span.setAttribute('http.response.status_code', outcome.statusCode);
+			if (outcome.kind !== 'delivered')
+				span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
+			this.#answered.push({ delivery, outcome, startedAt, endedAt: this.#clock.now(), context });
+		} else span.setAttribute('traininglab.outcome', 'interrupted');
+		span.end();
+	}
+}
+
+/** The host of a delivery URL, for its span: never the path, query or credentials. */
+function hostOf(url: string): string {
+	try {
+		return new URL(url).hostname;
+	} catch {
+		return '';
 	}
 }

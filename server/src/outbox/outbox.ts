@@ -1,6 +1,7 @@
 import { systemActor } from '../core/actor.ts';
 import { isoAt } from '../core/clock.ts';
 import type { DeliveryMetrics } from '../observability/delivery-metrics.ts';
+import type { Context, Tracing } from '../observability/tracing.ts';
 import { DomainService, type ServiceDeps } from '../services/domain-service.ts';
 import { RetryRules } from './retry-rules.ts';
 import type { DeliveryScheduler } from './scheduler.ts';
@@ -15,6 +16,8 @@ export interface Answer {
 	outcome: SendOutcome;
 	startedAt: number;
 	endedAt: number;
+	/** The attempt's trace: events its outcome records (`webhook.disabled`, …) are spans of it. */
+	context?: Context;
 }
 
 /**
@@ -26,6 +29,7 @@ export interface Answer {
 export class Outbox extends DomainService {
 	readonly #rules: RetryRules;
 	readonly #metrics: DeliveryMetrics | undefined;
+	readonly #tracing: Tracing | undefined;
 
 	constructor(
 		deps: ServiceDeps,
@@ -34,11 +38,13 @@ export class Outbox extends DomainService {
 			random?: () => number;
 			/** Counts each attempt once it is recorded. */
 			metrics?: DeliveryMetrics;
+			tracing?: Tracing;
 		},
 	) {
 		super(deps);
 		this.#rules = new RetryRules(options.retryScheduleSeconds, options.random);
 		this.#metrics = options.metrics;
+		this.#tracing = options.tracing;
 	}
 
 	/** After a restart no send is in flight: every claim is stale, and those deliveries are sent again. */
@@ -123,8 +129,13 @@ export class Outbox extends DomainService {
 		if (givenUp) this.#metrics.givenUp();
 	}
 
-	/** Records one attempt's outcome; true when that gave its delivery up. */
-	#recordOne({ delivery, outcome, startedAt, endedAt }: Answer): boolean {
+	/** Records one attempt's outcome, in the attempt's trace; true when that gave its delivery up. */
+	#recordOne(answer: Answer): boolean {
+		const record = () => this.#recordInTrace(answer);
+		return answer.context && this.#tracing ? this.#tracing.run(answer.context, record) : record();
+	}
+
+	#recordInTrace({ delivery, outcome, startedAt, endedAt }: Answer): boolean {
 		const recordedOutcome: AttemptOutcome = {
 			...this.#rules.after(delivery, outcome, endedAt),
 			attempts: delivery.attempts + 1,

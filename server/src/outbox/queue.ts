@@ -102,6 +102,7 @@ export class DeliveryQueue {
                 CASE WHEN w.previous_secret_expires_at > @now THEN w.previous_secret END AS previous_secret,
                 w.require_receipt, w.id AS webhook_id, e.id AS event_id, e.type AS event_type, e.actor AS event_actor,
                 e.occurred_at AS event_occurred_at, e.data AS event_data, e.test AS event_test, e.org_id,
+                e.trace_parent AS event_trace_parent, e.trace_state AS event_trace_state,
                 d.next_cause, d.step_due_at, d.early_retries
          FROM webhook_deliveries d
          JOIN webhooks w ON w.id = d.webhook_id

@@ -15,6 +15,8 @@ export interface DeliveryWorkerData {
 	checkpointsElsewhere: boolean;
 	/** The write lock both threads' transactions take in turn (db/write-lock.ts). */
 	writeLock: SharedArrayBuffer;
+	/** Where the thread's spans go (OTLP over HTTP); undefined: nowhere. */
+	otlpEndpoint?: string;
 }
 
 export type ToDeliveryWorker =

@@ -48,6 +48,9 @@ export interface DueDelivery {
 	event_data: string;
 	/** 1 for a test event */
 	event_test: number;
+	/** The W3C trace context of the event's recording (null for an event recorded before traces). */
+	event_trace_parent: string | null;
+	event_trace_state: string | null;
 	org_id: string;
 	/** What starts this attempt. */
 	next_cause: AttemptCause;

@@ -5,6 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { sharedClock, systemClock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { MetricsJson } from '../observability/metrics.ts';
+import { Tracing } from '../observability/tracing.ts';
 import { openDatabase } from '../db/connection.ts';
 import { takeTurnsWriting } from '../db/transaction.ts';
 import { WriteLock } from '../db/write-lock.ts';
@@ -31,7 +32,8 @@ if (data.checkpointsElsewhere) db.pragma('wal_autocheckpoint = 0');
 // Its writes take turns with the request thread's, which goes first.
 takeTurnsWriting(db, new WriteLock(data.writeLock, false));
 const clock = data.clock ? sharedClock(data.clock) : systemClock;
-const { dispatcher, metrics } = createDeliverySide(db, { ...data.options, clock }, logger);
+const tracing = new Tracing({ otlpEndpoint: data.otlpEndpoint });
+const { dispatcher, metrics } = createDeliverySide(db, { ...data.options, clock, tracing }, logger);
 dispatcher.start();
 // What it is doing, should it die: the server's log then says how many sends it cut short.
 const report = setInterval(() => tell({ type: 'in-flight', inFlight: dispatcher.inFlight }), 1000);
@@ -51,6 +53,7 @@ port.on('message', async (message: ToDeliveryWorker) => {
 	} else if (message.type === 'stop') {
 		clearInterval(report);
 		await dispatcher.stop();
+		await tracing.shutdown();
 		db.close();
 		tell({ type: 'stopped' });
 		port.close();

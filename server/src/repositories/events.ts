@@ -13,6 +13,9 @@ export interface EventRow {
 	data: string;
 	/** 1 for a sample event sent to one endpoint by POST …/test, which the activity log leaves out */
 	test: number;
+	/** W3C trace context of the span that recorded it (null before traces were kept). */
+	trace_parent: string | null;
+	trace_state: string | null;
 }
 type NewEvent = Omit<EventRow, 'seq'>;
 
@@ -68,8 +71,8 @@ export class EventRepository {
        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id)`,
 		);
 		this.#insert = db.prepare<NewEvent>(
-			`INSERT INTO events (id, org_id, type, actor, occurred_at, data, test)
-       VALUES (@id, @org_id, @type, @actor, @occurred_at, @data, @test)`,
+			`INSERT INTO events (id, org_id, type, actor, occurred_at, data, test, trace_parent, trace_state)
+       VALUES (@id, @org_id, @type, @actor, @occurred_at, @data, @test, @trace_parent, @trace_state)`,
 		);
 		this.#pageNewestFirst = db.prepare<[string, number, number], EventRow>(
 			'SELECT * FROM events WHERE org_id = ? AND seq < ? AND test = 0 ORDER BY seq DESC LIMIT ?',

@@ -6,6 +6,7 @@ import type { EventFilter, EventRow } from '../repositories/events.ts';
 import type { ActivityEvent, EventData, EventType } from '../schemas/events.ts';
 import type { Actor } from '../core/actor.ts';
 import type { OutboxNotice } from '../outbox/notice.ts';
+import type { Tracing } from '../observability/tracing.ts';
 
 /**
  * The organization's activity log. `record` must be called inside the transaction of the change
@@ -15,11 +16,14 @@ export class EventLog {
 	readonly #repos: Repositories;
 	readonly #clock: Clock;
 	readonly #outbox: OutboxNotice;
+	readonly #tracing: Tracing | undefined;
 
-	constructor(repos: Repositories, clock: Clock, outbox: OutboxNotice) {
+	/** With `tracing`, each event is recorded in a span of the active trace, which its deliveries continue. */
+	constructor(repos: Repositories, clock: Clock, outbox: OutboxNotice, tracing?: Tracing) {
 		this.#repos = repos;
 		this.#clock = clock;
 		this.#outbox = outbox;
+		this.#tracing = tracing;
 	}
 
 	/**
@@ -56,8 +60,21 @@ export class EventLog {
 			occurred_at: isoAt(now),
 			data,
 		} as ActivityEvent;
-		const row = { ...event, org_id: actor.orgId, data: JSON.stringify(data), test: test ? 1 : 0 };
-		this.#repos.events.insert(row);
+		const tracing = this.#tracing;
+		const span = tracing?.startSpan(`event ${type}`, {
+			attributes: { 'traininglab.event.id': event.id, 'traininglab.event.type': type },
+		});
+		const trace =
+			tracing && span ? tracing.headersOf(tracing.withSpan(tracing.active(), span)) : {};
+		this.#repos.events.insert({
+			...event,
+			org_id: actor.orgId,
+			data: JSON.stringify(data),
+			test: test ? 1 : 0,
+			trace_parent: trace.traceparent ?? null,
+			trace_state: trace.tracestate ?? null,
+		});
+		span?.end();
 		return event;
 	}
 

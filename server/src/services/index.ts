@@ -7,6 +7,7 @@ import { ApiKeyService } from './api-keys.ts';
 import { DeliveryOperationService } from './delivery-operations.ts';
 import { EventConsumerService } from './event-consumers.ts';
 import { EventLog } from './event-log.ts';
+import type { Tracing } from '../observability/tracing.ts';
 import { IdempotencyService } from './idempotency.ts';
 import { LabService } from './labs.ts';
 import { MemberService } from './members.ts';
@@ -47,6 +48,8 @@ interface ServiceOptions {
 	/** How long events and finished deliveries are kept (default 90 and 30 days). */
 	retention?: { eventMs: number; deliveryMs: number };
 	clock?: Clock;
+	/** Records each event in a span of the request's trace (observability/tracing.ts). */
+	tracing?: Tracing;
 }
 
 export function createServices(
@@ -56,7 +59,8 @@ export function createServices(
 ): Services {
 	const clock = options.clock ?? systemClock;
 	const outbox = options.outbox ?? { deliveriesQueued: () => {} };
-	const deps = { db, repos, clock, outbox, events: new EventLog(repos, clock, outbox) };
+	const events = new EventLog(repos, clock, outbox, options.tracing);
+	const deps = { db, repos, clock, outbox, events };
 	const members = new MemberService(deps);
 	const apiKeys = new ApiKeyService(deps);
 	return {

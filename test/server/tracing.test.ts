@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serverWithOrg, type TestOrg } from '../support/fixtures.ts';
+import { OtlpReceiver } from '../support/otlp-receiver.ts';
+import { Receiver } from '../support/receiver.ts';
+import type { TestServer } from '../support/test-server.ts';
+import { eventually } from '../../tooling/eventually.ts';
+
+const SERVER = 2;
+const CLIENT = 3;
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
+
+let collector: OtlpReceiver;
+let receiver: Receiver;
+beforeAll(async () => {
+	collector = await OtlpReceiver.start();
+	receiver = await Receiver.start();
+});
+afterAll(async () => {
+	await receiver.stop();
+	await collector.stop();
+});
+
+async function subscribed(org: TestOrg, path: string) {
+	const response = await org.admin.post(`/orgs/${org.id}/webhooks`, {
+		url: `${receiver.url}${path}`,
+		event_types: ['member.removed'],
+	});
+	expect(response.status).toBe(201);
+}
+
+/** Adds a trainer and removes them, the removal sent with `headers`. */
+async function removeOne(server: TestServer, org: TestOrg, headers: Record<string, string>) {
+	const member = await org.admin.post(`/orgs/${org.id}/members`, {
+		email: `traced-${randomBytes(4).toString('hex')}@x.test`,
+		name: 'Traced',
+		role: 'trainer',
+	});
+	const removed = await fetch(`${server.url}/orgs/${org.id}/members/${member.body.user_id}`, {
+		method: 'DELETE',
+		headers: { authorization: `Bearer ${org.admin.key}`, ...headers },
+	});
+	expect(removed.status).toBe(204);
+}
+
+describe('traces, exported over OTLP', () => {
+	let server: TestServer;
+	let org: TestOrg;
+	beforeAll(async () => {
+		({ server, org } = await serverWithOrg({
+			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+			OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+		}));
+		await subscribed(org, '/traced');
+	});
+	afterAll(() => server.stop());
+
+	it("one trace from the caller's request through the event's recording to each delivery attempt, which sends it on", async () => {
+		const traceId = randomBytes(16).toString('hex');
+		const callerSpan = randomBytes(8).toString('hex');
+		await removeOne(server, org, {
+			traceparent: `00-${traceId}-${callerSpan}-01`,
+			tracestate: 'vendor=kept',
+		});
+		await receiver.waitFor(() => receiver.at('/traced').length === 1);
+		const [delivery] = receiver.at('/traced');
+		const [, sentTrace, sentSpan] = TRACEPARENT.exec(String(delivery.headers.traceparent))!;
+		expect(sentTrace).toBe(traceId);
+		expect(delivery.headers.tracestate).toBe('vendor=kept');
+
+		const spans = await eventually(
+			() => {
+				const names = collector.trace(traceId).map((span) => span.name);
+				const all = [
+					'DELETE /api/v1/orgs/{orgId}/members/{userId}',
+					'event member.removed',
+					'deliver member.removed',
+				];
+				return all.every((name) => names.includes(name)) && collector.trace(traceId);
+			},
+			'the spans of the trace at the collector',
+			{
+				timeoutMs: 3000,
+				explain: () =>
+					JSON.stringify(collector.spans.map((s) => [s.name, s.kind, s.traceId === traceId])),
+			},
+		);
+		const request = spans.find((span) => span.kind === SERVER)!;
+		const event = spans.find((span) => span.name === 'event member.removed')!;
+		const attempt = spans.find((span) => span.name === 'deliver member.removed')!;
+		expect(request).toMatchObject({
+			name: 'DELETE /api/v1/orgs/{orgId}/members/{userId}',
+			parentSpanId: callerSpan,
+			service: 'traininglab-api',
+			attributes: {
+				'http.route': '/api/v1/orgs/{orgId}/members/{userId}',
+				'http.response.status_code': 204,
+			},
+		});
+		expect(event.parentSpanId).toBe(request.spanId);
+		expect(attempt).toMatchObject({
+			kind: CLIENT,
+			parentSpanId: event.spanId,
+			// The receiver continues the attempt's span.
+			spanId: sentSpan,
+			attributes: {
+				'traininglab.outcome': 'delivered',
+				'http.response.status_code': 204,
+				'traininglab.attempt': 1,
+				'server.address': '127.0.0.1',
+			},
+		});
+		// No path, query or secret of the endpoint in any span.
+		expect(JSON.stringify(spans)).not.toContain('/traced');
+	});
+
+	it('each retry is a span of the same trace, with its own id sent on', async () => {
+		let answers = 0;
+		receiver.reply = (d) =>
+			d.path === '/flaky' ? (answers++ === 0 ? { status: 500 } : { status: 204 }) : { status: 204 };
+		const retrying = await serverWithOrg({
+			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+			WEBHOOK_RETRY_SCHEDULE_S: '0.05',
+			OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+		});
+		try {
+			await subscribed(retrying.org, '/flaky');
+			const traceId = randomBytes(16).toString('hex');
+			await removeOne(retrying.server, retrying.org, {
+				traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+			});
+			await receiver.waitFor(() => receiver.at('/flaky').length === 2);
+			const sent = receiver
+				.at('/flaky')
+				.map((d) => TRACEPARENT.exec(String(d.headers.traceparent))!);
+			expect(sent.map(([, trace]) => trace)).toEqual([traceId, traceId]);
+			expect(sent[0][2]).not.toBe(sent[1][2]);
+			const attempts = await eventually(() => {
+				const found = collector.trace(traceId).filter((s) => s.name === 'deliver member.removed');
+				return found.length === 2 && found;
+			}, 'both attempts at the collector');
+			expect(attempts.map((span) => span.attributes['traininglab.outcome']).sort()).toEqual([
+				'delivered',
+				'failed',
+			]);
+			expect(new Set(attempts.map((span) => span.parentSpanId)).size).toBe(1);
+		} finally {
+			receiver.reply = () => ({ status: 204 });
+			await retrying.server.stop();
+		}
+	});
+});
+
+describe('traces without a collector', () => {
+	it('every attempt still carries a traceparent, of a new trace when the caller sent none', async () => {
+		const { server, org } = await serverWithOrg({ WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
+		try {
+			await subscribed(org, '/untraced');
+			await removeOne(server, org, {});
+			await removeOne(server, org, { traceparent: 'not a traceparent' });
+			await receiver.waitFor(() => receiver.at('/untraced').length === 2);
+			const traces = receiver
+				.at('/untraced')
+				.map((d) => TRACEPARENT.exec(String(d.headers.traceparent))?.[1]);
+			expect(traces.every((trace) => trace !== undefined)).toBe(true);
+			expect(new Set(traces).size).toBe(2);
+		} finally {
+			await server.stop();
+		}
+	});
+
+	it('a collector that refuses or never answers costs no request anything: each is answered as usual', async () => {
+		const hanging = createServer(() => {}); // reads requests and never answers
+		await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+		const refused = `http://127.0.0.1:9`;
+		try {
+			for (const endpoint of [
+				refused,
+				`http://127.0.0.1:${(hanging.address() as AddressInfo).port}`,
+			]) {
+				const { server, org } = await serverWithOrg({
+					WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+					OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+				});
+				try {
+					await subscribed(org, '/collector-down');
+					const before = receiver.at('/collector-down').length;
+					for (let i = 0; i < 20; i++) await removeOne(server, org, {});
+					await receiver.waitFor(() => receiver.at('/collector-down').length === before + 20);
+					expect(server.logs.join('\n')).not.toMatch(/failed|error/i);
+				} finally {
+					await server.stop();
+				}
+			}
+		} finally {
+			hanging.closeAllConnections();
+			hanging.close();
+		}
+	}, 60_000);
+});
