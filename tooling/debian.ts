@@ -4,6 +4,9 @@ import { run } from './processes.ts';
 // forbidden") for the duration keeps the packages' install scripts from starting the system
 // services, so the install leaves nothing running.
 const INSTALL_SCRIPT = `set -e
+# One install at a time (the e2e suites' services and the unit tests' tools may be asked for together).
+exec 9>/var/lock/traininglab-debian-install.lock
+flock -w 900 9
 own=
 if [ ! -e /usr/sbin/policy-rc.d ]; then
 	printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d
@@ -11,8 +14,9 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 	own=1
 fi
 trap 'if [ -n "$own" ]; then rm -f /usr/sbin/policy-rc.d; fi' EXIT
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"`;
+# Another program's install may hold apt's own lock: wait for it too.
+apt-get -o DPkg::Lock::Timeout=600 update -qq
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@"`;
 
 export const isRoot = () => process.getuid?.() === 0;
 

@@ -1,3 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { installDebianPackages } from '../../tooling/debian.ts';
+import { ROOT } from '../../tooling/root.ts';
 import { createOrg, removeTrainers, serverWithOrg, type TestOrg } from '../support/fixtures.ts';
 import { parseExposition, total, type Sample } from '../support/prometheus-text.ts';
 import { Receiver } from '../support/receiver.ts';
@@ -137,7 +142,10 @@ describe('GET /metrics', () => {
 			'/console',
 			'unmatched',
 		]);
-		const labels = parseExposition(text).flatMap((sample) => Object.entries(sample.labels));
+		// Ours; the process's own (prom-client's defaults) have the labels Node gives them.
+		const labels = parseExposition(text)
+			.filter((sample) => sample.name.startsWith('traininglab_'))
+			.flatMap((sample) => Object.entries(sample.labels));
 		for (const [label, value] of labels) {
 			if (label === 'route') expect(templates).toContain(value);
 			else if (label === 'method')
@@ -193,5 +201,33 @@ describe('GET /metrics when not enabled', () => {
 		} finally {
 			await plain.stop();
 		}
+	});
+});
+
+describe("Prometheus' own checks", () => {
+	const promtool = '/usr/bin/promtool';
+	beforeAll(() => {
+		if (!existsSync(promtool)) installDebianPackages(['prometheus'], "The metrics tests' promtool");
+	}, 300_000);
+
+	it('promtool check metrics finds nothing wrong in what /metrics exposes', async () => {
+		const text = await (await scrape()).text();
+		const checked = spawnSync(promtool, ['check', 'metrics'], { input: text, encoding: 'utf8' });
+		expect({ status: checked.status, problems: `${checked.stdout}${checked.stderr}` }).toEqual({
+			status: 0,
+			problems: '',
+		});
+	});
+
+	it('promtool check rules accepts the alerting rules of docs/observability.md, over metrics the server has', async () => {
+		const file = join(ROOT, 'examples', 'prometheus', 'traininglab-alerts.yml');
+		const checked = spawnSync(promtool, ['check', 'rules', file], { encoding: 'utf8' });
+		expect(checked.status).toBe(0);
+		expect(checked.stdout).toMatch(/SUCCESS: 6 rules found/);
+		const names = new Set(parseExposition(await (await scrape()).text()).map((s) => s.name));
+		for (const used of readFileSync(file, 'utf8').matchAll(
+			/\b(traininglab_\w+?)(_bucket|_count)?\b/g,
+		))
+			expect(names).toContain(`${used[1]}${used[2] ?? ''}`);
 	});
 });

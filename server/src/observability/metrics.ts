@@ -1,5 +1,6 @@
 import {
 	AggregatorRegistry,
+	collectDefaultMetrics,
 	Counter,
 	Gauge,
 	Histogram,
@@ -50,6 +51,15 @@ export class ServerMetrics {
 
 	constructor(backlog: Backlog, clock: Clock, delivery: DeliveryMetricsSource) {
 		this.#delivery = delivery;
+		// The process's own (CPU, memory, the event loop's delay), under prom-client's usual names,
+		// but for three gauges named like counters, which `promtool check metrics` refuses.
+		collectDefaultMetrics({ register: this.#registry });
+		for (const misnamed of [
+			'nodejs_active_handles_total',
+			'nodejs_active_requests_total',
+			'nodejs_active_resources_total',
+		])
+			this.#registry.removeSingleMetric(misnamed);
 		const registers = [this.#registry];
 		new Gauge({
 			name: 'traininglab_webhook_deliveries_waiting',
