@@ -8,6 +8,7 @@ import { ensureChromium, launchChromium } from '../../tooling/browser';
 import { eventually } from '../../tooling/eventually';
 import { freePort, tempRoot } from '../../tooling/processes';
 import { N8nClient } from '../../tooling/n8n/client';
+import { ensureN8n } from '../../tooling/n8n/install';
 import { patiently } from '../../tooling/n8n/processes';
 import { ROOT } from '../../tooling/root';
 import { ConsolePage } from './console-page';
@@ -24,8 +25,11 @@ describe('npm run dev', () => {
 	beforeAll(async () => {
 		data = tempRoot();
 		ensureChromium('The dev command test');
+		// n8n from the e2e cache, installed here if .ci/run's install has not got to it yet: `npm run
+		// dev` takes it from there, and a test's timeout is not meant to cover an install.
+		ensureN8n('2.x');
 		browser = await launchChromium();
-	});
+	}, 20 * 60_000);
 
 	afterAll(async () => {
 		await browser?.close();
