@@ -95,6 +95,15 @@ const EVENT_TYPES: Record<EventType, { name: string; description: string }> = {
 		description:
 			'The server disabled a webhook endpoint; it is sent nothing until a person enables it',
 	},
+	'webhook.failing': {
+		name: 'Webhook Failing',
+		description:
+			"A webhook endpoint's attempts keep failing: 5 in a row, none delivered between. Recorded once an incident; webhook.recovered ends it",
+	},
+	'webhook.recovered': {
+		name: 'Webhook Recovered',
+		description: 'A failing webhook endpoint answered again: a delivery succeeded',
+	},
 	'webhook.secret_rotated': {
 		name: 'Webhook Secret Rotated',
 		description:

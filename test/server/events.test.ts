@@ -306,6 +306,66 @@ describe('activity log', () => {
 			expectFitsItsSchema(exhausted);
 			seen.add('webhook.delivery_exhausted');
 			realData.set('webhook.delivery_exhausted', exhausted.data);
+
+			// The endpoint's health, as `system`: five failed attempts in a row make it failing (once),
+			// the next delivered one recovered.
+			const quickAdmin = quick.org.admin;
+			const systemEventsOf = async (type: string, webhookId: string) =>
+				(
+					(await quickAdmin.get(`/orgs/${quick.org.id}/events?limit=100&types=${type}`))
+						.body as Array<{ type: string; actor: string; data: any }>
+				).filter((e) => e.data.webhook_id === webhookId);
+			const systemEvent = (type: string, webhookId: string) =>
+				eventually(async () => {
+					const found = await systemEventsOf(type, webhookId);
+					return found.length > 0 && found;
+				}, type);
+			let flakyDown = true;
+			receiver.reply = (d) =>
+				d.path === '/flaky' && flakyDown ? { status: 500, body: 'down' } : { status: 204 };
+			const flaky = (
+				await quickAdmin.post(`/orgs/${quick.org.id}/webhooks`, {
+					url: `${receiver.url}/flaky`,
+					event_types: ['member.added'],
+				})
+			).body;
+			// Three deliveries of two attempts each: the fifth failed attempt makes it failing.
+			for (let i = 0; i < 3; i++)
+				await quickAdmin.post(`/orgs/${quick.org.id}/members`, {
+					email: `flaky-${i}@x.test`,
+					name: 'Flaky',
+					role: 'trainer',
+				});
+			const [failingEvent] = await systemEvent('webhook.failing', flaky.id);
+			await quick.server.webhooksIdle();
+			expect(await systemEventsOf('webhook.failing', flaky.id)).toHaveLength(1); // once an incident
+			expect(failingEvent.actor).toBe('system');
+			expect(failingEvent.data).toEqual({
+				webhook_id: flaky.id,
+				url: `${receiver.url}/flaky`,
+				consecutive_failures: 5,
+				last_status_code: 500,
+				last_error: 'HTTP 500: down',
+			});
+			expectFitsItsSchema(failingEvent);
+			seen.add('webhook.failing');
+			realData.set('webhook.failing', failingEvent.data);
+			flakyDown = false;
+			await quickAdmin.post(`/orgs/${quick.org.id}/members`, {
+				email: 'flaky-back@x.test',
+				name: 'Back',
+				role: 'trainer',
+			});
+			const [recovered] = await systemEvent('webhook.recovered', flaky.id);
+			expect(recovered.data).toEqual({
+				webhook_id: flaky.id,
+				url: `${receiver.url}/flaky`,
+				failing_since: expect.any(String),
+				failed_attempts: 6,
+			});
+			expectFitsItsSchema(recovered);
+			seen.add('webhook.recovered');
+			realData.set('webhook.recovered', recovered.data);
 		} finally {
 			await quick.server.stop();
 		}

@@ -372,6 +372,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE events ADD COLUMN trace_state TEXT;
     `,
 	},
+	{
+		version: 16,
+		name: 'endpoint health',
+		sql: `
+      -- Failed attempts in a row (a delivered one resets it) and, once they reached the threshold,
+      -- since when the endpoint is failing: one webhook.failing and one webhook.recovered an incident.
+      ALTER TABLE webhooks ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhooks ADD COLUMN failing_since TEXT;
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

@@ -147,8 +147,9 @@ export class Outbox extends DomainService {
 			durationMs: Math.max(0, endedAt - startedAt),
 			response: outcome.response,
 		});
-		if (outcome.kind === 'gone' && recorded !== 'gone')
-			this.#disableGone(delivery, recordedOutcome.last_attempt_at);
+		const at = recordedOutcome.last_attempt_at;
+		if (recorded !== 'gone') this.#noteHealth(delivery, outcome, at);
+		if (outcome.kind === 'gone' && recorded !== 'gone') this.#disableGone(delivery, at);
 		else if (recordedOutcome.status === 'exhausted' && recorded === 'applied') {
 			this.#tellExhausted(delivery, recordedOutcome);
 			return true;
@@ -173,6 +174,31 @@ export class Outbox extends DomainService {
 			last_status_code: outcome.last_status_code,
 			last_error: outcome.last_error ?? '',
 		});
+	}
+
+	/**
+	 * What the answer says of the endpoint's health: failed attempts in a row start an incident
+	 * (`webhook.failing`, once) that the next delivered one ends (`webhook.recovered`).
+	 */
+	#noteHealth(delivery: DueDelivery, outcome: SendOutcome, at: string): void {
+		if (outcome.kind === 'gone') return; // disabled below
+		const { health } = this.repos.outbox;
+		const endpoint = { webhook_id: delivery.webhook_id, url: delivery.url };
+		const actor = systemActor(delivery.org_id);
+		const change = health.attempted(delivery.webhook_id, outcome.kind === 'delivered', at);
+		if (change?.kind === 'failing')
+			this.events.record(actor, 'webhook.failing', {
+				...endpoint,
+				consecutive_failures: change.consecutiveFailures,
+				last_status_code: outcome.statusCode,
+				last_error: outcome.error ?? '',
+			});
+		else if (change?.kind === 'recovered')
+			this.events.record(actor, 'webhook.recovered', {
+				...endpoint,
+				failing_since: change.failingSince,
+				failed_attempts: change.failedAttempts,
+			});
 	}
 
 	/** Disables an endpoint that answered 410 Gone; call inside the transaction recording that answer. */

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { AttemptLog } from '../outbox/attempt-log.ts';
 import { Backlog } from '../outbox/backlog.ts';
+import { EndpointHealth } from '../outbox/endpoint-health.ts';
 import { DeliveryQueue } from '../outbox/queue.ts';
 import { Recoveries } from '../outbox/recovery.ts';
 import { DeliveryRetention } from '../outbox/retention.ts';
@@ -26,13 +27,14 @@ export interface Repositories {
 	events: EventRepository;
 	eventConsumers: EventConsumerRepository;
 	webhooks: WebhookRepository;
-	/** The webhook outbox's store: its queue, attempt log, recoveries, retention and backlog. */
+	/** The webhook outbox's store: its queue, attempt log, recoveries, retention, backlog and endpoints' health. */
 	outbox: {
 		queue: DeliveryQueue;
 		attempts: AttemptLog;
 		recoveries: Recoveries;
 		retention: DeliveryRetention;
 		backlog: Backlog;
+		health: EndpointHealth;
 	};
 	idempotency: IdempotencyRepository;
 	serverKeys: ServerKeyRepository;
@@ -56,6 +58,7 @@ export function createRepositories(db: Database): Repositories {
 			recoveries: new Recoveries(db),
 			retention: new DeliveryRetention(db),
 			backlog: new Backlog(db),
+			health: new EndpointHealth(db),
 		},
 		idempotency: new IdempotencyRepository(db),
 		serverKeys: new ServerKeyRepository(db),

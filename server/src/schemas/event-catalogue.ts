@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
 	'webhook.deleted',
 	'webhook.disabled',
 	'webhook.delivery_exhausted',
+	'webhook.failing',
+	'webhook.recovered',
 	'webhook.updated',
 	'webhook.secret_rotated',
 	'webhook.test_sent',
@@ -256,6 +258,33 @@ export const EVENT_CATALOGUE = {
 				'HTTP status of the last answer; null if none came (timeout, connection error).',
 			),
 			last_error: described(z.string(), 'Why the last attempt failed.'),
+		}),
+	},
+	'webhook.failing': {
+		title: 'Webhook Failing',
+		description:
+			"A webhook endpoint's attempts keep failing: 5 in a row, none delivered between. Recorded once an incident; `webhook.recovered` ends it.",
+		causedBy:
+			'The fifth failed attempt in a row to the endpoint (`actor` is `system`): an error answer, a timeout or no connection. A `410` disables the endpoint instead.',
+		data: z.object({
+			...webhookFields,
+			consecutive_failures: described(z.int(), 'Failed attempts in a row so far.'),
+			last_status_code: described(
+				z.int().nullable(),
+				'HTTP status of the last answer; null if none came (timeout, connection error).',
+			),
+			last_error: described(z.string(), 'Why the last attempt failed.'),
+		}),
+	},
+	'webhook.recovered': {
+		title: 'Webhook Recovered',
+		description: 'A failing webhook endpoint answered again: a delivery succeeded.',
+		causedBy:
+			'The first delivered attempt to an endpoint after its `webhook.failing` (`actor` is `system`).',
+		data: z.object({
+			...webhookFields,
+			failing_since: described(Timestamp, 'When the endpoint started failing.'),
+			failed_attempts: described(z.int(), 'Failed attempts in a row before this one.'),
 		}),
 	},
 	'webhook.updated': {

@@ -71,6 +71,13 @@ export function sampleEventData<T extends EventType>(type: T, at: string): Event
 			last_status_code: 503,
 			last_error: 'HTTP 503: Service Unavailable',
 		},
+		'webhook.failing': {
+			...webhook,
+			consecutive_failures: 5,
+			last_status_code: 503,
+			last_error: 'HTTP 503: Service Unavailable',
+		},
+		'webhook.recovered': { ...webhook, failing_since: at, failed_attempts: 7 },
 		'webhook.updated': {
 			...webhook,
 			changes: { event_types: { from: ['member.removed'], to: ['member.removed', 'org.closed'] } },
