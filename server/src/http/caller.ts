@@ -11,6 +11,11 @@ export function identityOf(req: Request): Identity {
 	return identities.get(req) ?? { caller: null, problem: 'missing' };
 }
 
+/** The token of an `Authorization: Bearer <token>` header, or undefined for any other header. */
+export function bearerToken(header: string | undefined): string | undefined {
+	return header === undefined ? undefined : /^Bearer +([^\s]+) *$/i.exec(header)?.[1];
+}
+
 /**
  * Resolves the Bearer key of every API request without rejecting it yet: the rate limiter needs to
  * know who is calling, and each route decides whether it needs a caller.
@@ -22,8 +27,8 @@ export function identifyCaller(apiKeys: ApiKeyService) {
 		if (header === undefined) {
 			identity = { caller: null, problem: 'missing' };
 		} else {
-			const match = /^Bearer +([^\s]+) *$/i.exec(header);
-			const caller = match ? apiKeys.authenticate(match[1]) : null;
+			const token = bearerToken(header);
+			const caller = token ? apiKeys.authenticate(token) : null;
 			identity = caller ? { caller } : { caller: null, problem: 'invalid' };
 		}
 		identities.set(req, identity);

@@ -2,18 +2,12 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../core/errors.ts';
 import { hashApiKey, hashesEqual } from '../lib/api-key.ts';
 import type { ServerMetrics } from '../observability/metrics.ts';
+import { bearerToken } from './caller.ts';
 import type { AnyRoute } from './route.ts';
+import { notedRoute } from './router.ts';
 
 /** Paths outside the API that keep their own name in the `route` label. */
 const OTHER_ROUTES = ['/healthz', '/metrics', '/console'];
-
-/**
- * Where a handler of the route table writes its template (`/orgs/{orgId}/members`), for the
- * request's `route` label; requests refused before routing (a 429) are matched against the table.
- */
-export function noteRoute(res: Response, template: string): void {
-	res.locals.routeTemplate = template;
-}
 
 /** Times every request and counts it under its route template when its answer has been handed to the socket. */
 export function countRequests(
@@ -26,8 +20,8 @@ export function countRequests(
 		const started = process.hrtime.bigint();
 		res.once('finish', () => {
 			const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-			const route =
-				(res.locals.routeTemplate as string | undefined) ?? templateOf(req.method, req.path);
+			// Requests refused before routing (a 429) are matched against the table.
+			const route = notedRoute(res) ?? templateOf(req.method, req.path);
 			metrics.request(req.method, route, res.statusCode, seconds);
 		});
 		next();
@@ -58,8 +52,8 @@ export function metricsEndpoint(metrics: ServerMetrics, token: string | undefine
 	const expected = token === undefined ? undefined : hashApiKey(token);
 	return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
 		if (expected) {
-			const match = /^Bearer +([^\s]+) *$/i.exec(req.headers.authorization ?? '');
-			if (!match || !hashesEqual(hashApiKey(match[1]), expected)) {
+			const token = bearerToken(req.headers.authorization);
+			if (!token || !hashesEqual(hashApiKey(token), expected)) {
 				next(
 					new ApiError('unauthorized', 'This endpoint needs its metrics token as a Bearer token.'),
 				);

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { SpanKind, SpanStatusCode, type Tracing } from '../observability/tracing.ts';
+import { notedRoute } from './router.ts';
 
 /**
  * A server span for every request, child of the caller's `traceparent` when it sends one; the
@@ -18,7 +19,7 @@ export function traceRequests(tracing: Tracing) {
 		const end = () => {
 			if (ended) return;
 			ended = true;
-			const route = res.locals.routeTemplate as string | undefined;
+			const route = notedRoute(res);
 			if (route) {
 				span.updateName(`${req.method} ${route}`);
 				span.setAttribute('http.route', route);

@@ -7,7 +7,6 @@ import { identityOf } from './caller.ts';
 import { ApiError, notFound } from '../core/errors.ts';
 import type { StoredResponse } from '../services/idempotency.ts';
 import { readJsonBody, refuseBody } from './json-body.ts';
-import { noteRoute } from './metrics-endpoint.ts';
 import { BOUNDS } from '../schemas/bounds.ts';
 import { assertScopable } from '../services/resource-scope.ts';
 import type { AnyRoute, RouteContext } from './route.ts';
@@ -24,6 +23,11 @@ interface RouterDeps {
 
 type Context = RouteContext<never, never, never>;
 
+/** The route template (`/api/v1/orgs/{orgId}/members`) of the route that took the request, for metrics and traces. */
+export function notedRoute(res: Response): string | undefined {
+	return res.locals.routeTemplate as string | undefined;
+}
+
 export function pathParamNames(path: string): string[] {
 	return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
 }
@@ -35,7 +39,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: R
 		const expressPath = route.path.replace(/\{(\w+)\}/g, ':$1');
 		const template = `${deps.apiPrefix}${route.path}`;
 		router[route.method](expressPath, async (req: Request, res: Response) => {
-			noteRoute(res, template);
+			res.locals.routeTemplate = template;
 			const { outcome, ctx } = await handle(route, req, res, deps);
 			send(res, route, outcome, ctx, deps);
 		});

@@ -38,16 +38,15 @@ export class DeliveryMetrics {
 	});
 
 	/** `inFlight` reads the dispatcher's sends in flight when Prometheus scrapes. */
-	constructor(inFlight?: () => number) {
-		if (inFlight)
-			new Gauge({
-				name: 'traininglab_webhook_sends_in_flight',
-				help: 'Webhook sends in flight now',
-				registers: [this.registry],
-				collect() {
-					this.set(inFlight());
-				},
-			});
+	constructor(inFlight: () => number) {
+		new Gauge({
+			name: 'traininglab_webhook_sends_in_flight',
+			help: 'Webhook sends in flight now',
+			registers: [this.registry],
+			collect() {
+				this.set(inFlight());
+			},
+		});
 	}
 
 	/** One attempt's outcome, recorded; `eventOccurredAt` is its event's time, `endedAt` Unix ms. */

@@ -5,7 +5,7 @@ import type { OutboxNotice } from './notice.ts';
 import type { Answer, Outbox } from './outbox.ts';
 import { DeliveryScheduler } from './scheduler.ts';
 import { WebhookSender } from './sender.ts';
-import { SpanKind, SpanStatusCode, Tracing } from '../observability/tracing.ts';
+import { SpanKind, SpanStatusCode, type Tracing } from '../observability/tracing.ts';
 import { signedHeaders } from './signature.ts';
 import type { DueDelivery } from './types.ts';
 
@@ -52,7 +52,7 @@ export class WebhookDispatcher implements OutboxNotice {
 		options: DispatcherOptions,
 		logger: Logger,
 		clock: Clock,
-		tracing: Tracing = new Tracing(),
+		tracing: Tracing,
 	) {
 		this.#outbox = outbox;
 		this.#tracing = tracing;

@@ -17,6 +17,15 @@ const change = <T extends z.ZodType>(value: T, what: string) =>
 		.meta({ description: `${what}: before and after.` })
 		.optional();
 
+/** The last failed attempt, as the events that report failures give it. */
+const lastFailure = {
+	last_status_code: described(
+		z.int().nullable(),
+		'HTTP status of the last answer; null if none came (timeout, connection error).',
+	),
+	last_error: described(z.string(), 'Why the last attempt failed.'),
+};
+
 /** The event types of webhook endpoints and their deliveries (event-catalogue.ts holds them all). */
 export const WEBHOOK_EVENTS = {
 	'webhook.created': {
@@ -58,11 +67,7 @@ export const WEBHOOK_EVENTS = {
 			...webhookFields,
 			...deliveredEvent,
 			attempts: described(z.int(), 'How many attempts it had in all.'),
-			last_status_code: described(
-				z.int().nullable(),
-				'HTTP status of the last answer; null if none came (timeout, connection error).',
-			),
-			last_error: described(z.string(), 'Why the last attempt failed.'),
+			...lastFailure,
 		}),
 	},
 	'webhook.failing': {
@@ -74,11 +79,7 @@ export const WEBHOOK_EVENTS = {
 		data: z.object({
 			...webhookFields,
 			consecutive_failures: described(z.int(), 'Failed attempts in a row so far.'),
-			last_status_code: described(
-				z.int().nullable(),
-				'HTTP status of the last answer; null if none came (timeout, connection error).',
-			),
-			last_error: described(z.string(), 'Why the last attempt failed.'),
+			...lastFailure,
 		}),
 	},
 	'webhook.recovered': {
