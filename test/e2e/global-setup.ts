@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildAndPack } from '../../tooling/n8n/install';
@@ -9,9 +9,6 @@ import { buildAndPack } from '../../tooling/n8n/install';
  * workers inherit the environment; packPackage copies this tarball.
  */
 export default function packOnce(): void {
-	// Already packed (.ci/run packs it before the unit tests, which build in this checkout meanwhile).
-	if (process.env.TRAININGLAB_E2E_TARBALL && existsSync(process.env.TRAININGLAB_E2E_TARBALL))
-		return;
 	const dir = mkdtempSync(join(tmpdir(), 'traininglab-e2e-package-'));
 	process.env.TRAININGLAB_E2E_TARBALL = buildAndPack(dir);
 }
