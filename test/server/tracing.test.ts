@@ -153,6 +153,27 @@ describe('traces, exported over OTLP', () => {
 });
 
 describe('traces without a collector', () => {
+	it("every attempt continues the caller's trace, as a span of its own", async () => {
+		const { server, org } = await serverWithOrg({ WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
+		try {
+			await subscribed(org, '/continued');
+			const traceId = randomBytes(16).toString('hex');
+			const callerSpan = randomBytes(8).toString('hex');
+			await removeOne(server, org, {
+				traceparent: `00-${traceId}-${callerSpan}-01`,
+				tracestate: 'caller=1',
+			});
+			await receiver.waitFor(() => receiver.at('/continued').length === 1);
+			const [delivery] = receiver.at('/continued');
+			const [, sentTrace, sentSpan] = TRACEPARENT.exec(String(delivery.headers.traceparent))!;
+			expect(sentTrace).toBe(traceId);
+			expect(sentSpan).not.toBe(callerSpan);
+			expect(delivery.headers.tracestate).toBe('caller=1');
+		} finally {
+			await server.stop();
+		}
+	});
+
 	it('every attempt still carries a traceparent, of a new trace when the caller sent none', async () => {
 		const { server, org } = await serverWithOrg({ WEBHOOK_ALLOW_INSECURE_URLS: 'true' });
 		try {

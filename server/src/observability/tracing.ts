@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import {
 	ROOT_CONTEXT,
 	SpanKind,
 	SpanStatusCode,
+	TraceFlags,
 	defaultTextMapGetter,
 	defaultTextMapSetter,
+	isSpanContextValid,
 	trace,
 	type Attributes,
 	type Context,
@@ -30,15 +33,18 @@ export interface TraceHeaders {
  * OpenTelemetry state is set, so nothing else loaded in the process (another copy of the API)
  * changes it. Spans always get W3C ids, which deliveries carry in `traceparent`; they are exported
  * over OTLP/HTTP when `otlpEndpoint` is set, in batches off the request path (an exporter that is
- * down drops spans; it never slows or fails a request), and otherwise go nowhere.
+ * down drops spans; it never slows or fails a request). Without it a span is only its ids: nothing
+ * is recorded that would go nowhere.
  */
 export class Tracing {
+	readonly #exporting: boolean;
 	readonly #provider: TracerProvider;
 	readonly #tracer;
 	readonly #contexts = new AsyncLocalStorageContextManager();
 	readonly #propagator = new W3CTraceContextPropagator();
 
 	constructor(options: { otlpEndpoint?: string; serviceName?: string } = {}) {
+		this.#exporting = options.otlpEndpoint !== undefined;
 		const spanProcessors = options.otlpEndpoint
 			? [
 					new BatchSpanProcessor({
@@ -76,6 +82,7 @@ export class Tracing {
 		options: { kind?: SpanKind; attributes?: Attributes } = {},
 		parent: Context = this.active(),
 	): Span {
+		if (!this.#exporting) return idsOnlySpan(parent);
 		return this.#tracer.startSpan(name, options, parent);
 	}
 
@@ -106,4 +113,16 @@ export class Tracing {
 		]);
 		clearTimeout(timer);
 	}
+}
+
+/** A span that is only its W3C ids: in the trace of `parent`'s span (a new trace without one), sampled as it is. */
+function idsOnlySpan(parent: Context): Span {
+	const parentIds = trace.getSpanContext(parent);
+	const inTrace = parentIds !== undefined && isSpanContextValid(parentIds);
+	return trace.wrapSpanContext({
+		traceId: inTrace ? parentIds.traceId : randomBytes(16).toString('hex'),
+		spanId: randomBytes(8).toString('hex'),
+		traceFlags: inTrace ? parentIds.traceFlags : TraceFlags.SAMPLED,
+		traceState: inTrace ? parentIds.traceState : undefined,
+	});
 }
