@@ -76,7 +76,7 @@ export async function startServer(
 	const onThreads = workers !== undefined && !db.memory;
 	const checkpoints = onThreads ? checkpointOffThread(db, workers.checkpoints, logger) : undefined;
 	const tracing = new Tracing({ otlpEndpoint: config.otlpEndpoint });
-	const outboxOptions = { ...config.webhooks, clock, tracing };
+	const outboxOptions = { ...config.webhooks, clock, tracing, counted: config.metrics.enabled };
 	const writeLock = new WriteLock();
 	if (onThreads) takeTurnsWriting(db, writeLock);
 	const onEventLoop = onThreads ? undefined : createDeliverySide(db, outboxOptions, logger);
@@ -89,6 +89,7 @@ export async function startServer(
 					clock: clock.shared,
 					checkpointsElsewhere: true,
 					otlpEndpoint: config.otlpEndpoint,
+					counted: config.metrics.enabled,
 				},
 				writeLock,
 				logger,
@@ -102,7 +103,7 @@ export async function startServer(
 			? outbox
 			: {
 					deliveryMetrics: async () =>
-						(await onEventLoop!.metrics.registry.getMetricsAsJSON()) as MetricsJson,
+						((await onEventLoop!.metrics?.registry.getMetricsAsJSON()) ?? []) as MetricsJson,
 				},
 	);
 	const services = createServices(

@@ -57,6 +57,7 @@ it('when the outbox thread dies holding it, the server frees it for the thread i
 			databasePath: join(dir, 'died-once'),
 			options: {} as DispatcherOptions & { retryScheduleSeconds: number[] },
 			checkpointsElsewhere: true,
+			counted: false,
 		},
 		lock,
 		{ info: (message) => logs.push(message), error: (message) => logs.push(message) },

@@ -34,16 +34,16 @@ export function createOutbox(db: Database, options: OutboxOptions): Outbox {
 
 /**
  * Everything that delivers webhooks: the outbox and its dispatcher, which the outbox tells of new
- * deliveries, and what they count (`/metrics`).
+ * deliveries, and, with `counted` (`/metrics` is on), what they count.
  */
 export function createDeliverySide(
 	db: Database,
-	options: OutboxOptions & DispatcherOptions,
+	options: OutboxOptions & DispatcherOptions & { counted: boolean },
 	logger: Logger,
-): { outbox: Outbox; dispatcher: WebhookDispatcher; metrics: DeliveryMetrics } {
+): { outbox: Outbox; dispatcher: WebhookDispatcher; metrics: DeliveryMetrics | undefined } {
 	const clock = options.clock ?? systemClock;
 	// The outbox tells its dispatcher, made right after it, when recording an attempt queues deliveries.
-	const metrics = new DeliveryMetrics(() => dispatcher.inFlight);
+	const metrics = options.counted ? new DeliveryMetrics(() => dispatcher.inFlight) : undefined;
 	const tracing = options.tracing ?? new Tracing();
 	const outbox = createOutbox(db, {
 		...options,

@@ -17,6 +17,8 @@ export interface DeliveryWorkerData {
 	writeLock: SharedArrayBuffer;
 	/** Where the thread's spans go (OTLP over HTTP); undefined: nowhere. */
 	otlpEndpoint?: string;
+	/** Whether the thread counts its attempts: only when `/metrics` is on. */
+	counted: boolean;
 }
 
 export type ToDeliveryWorker =

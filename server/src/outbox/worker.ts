@@ -33,7 +33,11 @@ if (data.checkpointsElsewhere) db.pragma('wal_autocheckpoint = 0');
 takeTurnsWriting(db, new WriteLock(data.writeLock, false));
 const clock = data.clock ? sharedClock(data.clock) : systemClock;
 const tracing = new Tracing({ otlpEndpoint: data.otlpEndpoint });
-const { dispatcher, metrics } = createDeliverySide(db, { ...data.options, clock, tracing }, logger);
+const { dispatcher, metrics } = createDeliverySide(
+	db,
+	{ ...data.options, clock, tracing, counted: data.counted },
+	logger,
+);
 dispatcher.start();
 // What it is doing, should it die: the server's log then says how many sends it cut short.
 const report = setInterval(() => tell({ type: 'in-flight', inFlight: dispatcher.inFlight }), 1000);
@@ -48,7 +52,7 @@ port.on('message', async (message: ToDeliveryWorker) => {
 		tell({
 			type: 'metrics',
 			id: message.id,
-			metrics: (await metrics.registry.getMetricsAsJSON()) as MetricsJson,
+			metrics: ((await metrics?.registry.getMetricsAsJSON()) ?? []) as MetricsJson,
 		});
 	} else if (message.type === 'stop') {
 		clearInterval(report);
