@@ -1,4 +1,4 @@
--- user_version 16
+-- user_version 17
 CREATE INDEX api_keys_active_by_user ON api_keys(user_id) WHERE revoked_at IS NULL;
 CREATE UNIQUE INDEX api_keys_active_name ON api_keys(org_id, name) WHERE revoked_at IS NULL;
 CREATE INDEX api_keys_by_org ON api_keys(org_id, seq);
@@ -16,7 +16,6 @@ CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries(event_id);
 CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, seq);
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries(webhook_id, next_attempt_at) WHERE status IN ('pending', 'failed');
 CREATE INDEX webhook_deliveries_given_up ON webhook_deliveries(webhook_id, seq) WHERE status IN ('failed', 'exhausted');
-CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries(seq) WHERE status IN ('pending', 'failed');
 CREATE INDEX webhooks_by_org ON webhooks(org_id, seq);
 CREATE TABLE api_keys (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), user_id TEXT NOT NULL REFERENCES users(id), name TEXT NOT NULL COLLATE NOCASE, prefix TEXT NOT NULL, key_hash BLOB NOT NULL, role TEXT NOT NULL CHECK (role IN ('admin', 'trainer')), created_at TEXT NOT NULL, revoked_at TEXT);
 CREATE TABLE event_batches (consumer_seq INTEGER NOT NULL REFERENCES event_consumers(seq) ON DELETE CASCADE, id TEXT NOT NULL, event_seqs TEXT NOT NULL, taken_at TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (consumer_seq, id)) WITHOUT ROWID;

@@ -26,13 +26,17 @@ export class Backlog {
 			.get()!;
 	}
 
-	/** The time of the event of the oldest waiting delivery (deliveries follow their events' order), or null. */
+	/**
+	 * The time of the event of the oldest waiting delivery (deliveries follow their events' order), or
+	 * null: the smallest `seq` among the waiting ones, read from the due index that holds just them.
+	 */
 	oldestWaitingEventAt(): string | null {
 		return (
 			this.#sql
 				.plucked<[], string>(
 					`SELECT e.occurred_at FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-           WHERE d.status IN ('pending', 'failed') ORDER BY d.seq LIMIT 1`,
+           WHERE d.seq = (SELECT min(seq) FROM webhook_deliveries INDEXED BY webhook_deliveries_due
+                          WHERE status IN ('pending', 'failed'))`,
 				)
 				.get() ?? null
 		);
