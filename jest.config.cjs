@@ -8,6 +8,9 @@ module.exports = {
 	reporters: [['default', { summaryThreshold: 0 }]],
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
+	// jest's 5 s default fails a test that starts server processes on a loaded 2-core machine; no
+	// test here waits on a timer, so the bound only stops one that hangs.
+	testTimeout: 30_000,
 	globalSetup: '<rootDir>/test/global-setup.cjs',
 	globalTeardown: '<rootDir>/test/global-teardown.cjs',
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },

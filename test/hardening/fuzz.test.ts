@@ -36,12 +36,17 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-/** Everything a request could change: every change writes an event, and the tables' contents are summed up too. */
+/**
+ * Everything a request could change: every change writes an event, and the tables' contents are
+ * summed up too. The server's own events (actor `system`: an endpoint failing, a delivery given up)
+ * come from the outbox whenever its attempts end, whatever request is running, so they are left out.
+ */
 function stateFingerprint(): string {
 	return JSON.stringify(
 		server.db
 			.prepare(
-				`SELECT (SELECT count(*) FROM events) AS events, (SELECT max(seq) FROM events) AS last_event,
+				`SELECT (SELECT count(*) FROM events WHERE actor <> 'system') AS events,
+				        (SELECT max(seq) FROM events WHERE actor <> 'system') AS last_event,
 				        (SELECT count(*) FROM sessions) AS sessions, (SELECT group_concat(state || join_code) FROM sessions) AS session_states,
 				        (SELECT count(*) FROM participants) AS participants, (SELECT count(*) FROM users WHERE removed_at IS NULL) AS members,
 				        (SELECT group_concat(role) FROM users) AS roles, (SELECT count(*) FROM api_keys WHERE revoked_at IS NULL) AS active_keys,

@@ -15,7 +15,11 @@ const TOKEN = 'metrics-token-0123456789';
 let server: TestServer;
 let org: TestOrg;
 let receiver: Receiver;
+const promtool = '/usr/bin/promtool';
 beforeAll(async () => {
+	// Before any server starts: the install blocks this thread for minutes, and keep-alive
+	// connections open across such a block are closed under the next request.
+	if (!existsSync(promtool)) installDebianPackages(['prometheus'], "The metrics tests' promtool");
 	receiver = await Receiver.start();
 	receiver.reply = (delivery) =>
 		delivery.path === '/failing'
@@ -30,7 +34,7 @@ beforeAll(async () => {
 		METRICS_ENABLED: 'true',
 		METRICS_TOKEN: TOKEN,
 	}));
-});
+}, 300_000);
 afterAll(async () => {
 	await server.stop();
 	await receiver.stop();
@@ -205,11 +209,6 @@ describe('GET /metrics when not enabled', () => {
 });
 
 describe("Prometheus' own checks", () => {
-	const promtool = '/usr/bin/promtool';
-	beforeAll(() => {
-		if (!existsSync(promtool)) installDebianPackages(['prometheus'], "The metrics tests' promtool");
-	}, 300_000);
-
 	it('promtool check metrics finds nothing wrong in what /metrics exposes', async () => {
 		const text = await (await scrape()).text();
 		const checked = spawnSync(promtool, ['check', 'metrics'], { input: text, encoding: 'utf8' });
