@@ -4,10 +4,14 @@ import { demoVersionsOf } from '../../../tooling/api/client';
 import { patiently } from '../../../tooling/n8n/processes';
 import { createSessionNode, workflowNode } from '../../../tooling/n8n/workflows';
 import type { E2e } from '../context';
+import { sideBySide } from '../side-by-side';
 
-/** The polling workflows, active from the start of the suite (see startPollingEarly). */
-let pollingWorkflowId: string;
-let followUpWorkflowId: string | undefined;
+/**
+ * The polling workflows, active from the start of the suite (see startPollingEarly), by
+ * organization: each scenario has its own, so that they run side by side.
+ */
+const early = new Map<string, string>();
+const SIDE_BY_SIDE = ['polling', 'pollSaves', 'pollInactive'] as const;
 
 /** The crash scenario's: n8n is killed while one of its executions waits. */
 const crashedWhilePolled = (e2e: E2e) => e2e.scope === 'full' && !e2e.topology.queue;
@@ -18,14 +22,31 @@ const crashedWhilePolled = (e2e: E2e) => e2e.scope === 'full' && !e2e.topology.q
  * stands, happens while other scenarios run.
  */
 export async function startPollingEarly(e2e: E2e): Promise<void> {
-	const credentialId = await e2e.credentialOf('polling');
-	pollingWorkflowId = await e2e.create(
-		e2e.activityWorkflow('Poll the activity log', credentialId, ['member.removed']),
-	);
-	await e2e.client.activate(pollingWorkflowId);
-	if (crashedWhilePolled(e2e)) {
-		followUpWorkflowId = await e2e.create(await followUpWorkflow(e2e));
-		await e2e.client.activate(followUpWorkflowId);
+	const workflows: Array<[string, object]> = [
+		[
+			'polling',
+			e2e.activityWorkflow('Poll the activity log', await e2e.credentialOf('polling'), [
+				'member.removed',
+			]),
+		],
+		[
+			'pollSaves',
+			slowWorkflowWithNote(e2e, 'Saved while polled', await e2e.credentialOf('pollSaves')),
+		],
+		[
+			'pollInactive',
+			slowWorkflowWithNote(
+				e2e,
+				'Inactive while events happen',
+				await e2e.credentialOf('pollInactive'),
+			),
+		],
+	];
+	if (crashedWhilePolled(e2e)) workflows.push(['pollCrash', await followUpWorkflow(e2e)]);
+	for (const [org, workflow] of workflows) {
+		const id = await e2e.create(workflow);
+		await e2e.client.activate(id);
+		early.set(org, id);
 	}
 }
 
@@ -108,7 +129,7 @@ async function settledAndPolledAgain(e2e: E2e, org: string, workflowId: string):
 	);
 	// Deactivating and activating polls at once, on every n8n (where a minute's wait would do too).
 	await e2e.deactivate(workflowId);
-	await e2e.activate(workflowId);
+	await e2e.client.activate(workflowId);
 	await eventually(
 		async () => (await consumerOf(e2e, org, workflowId))!.last_read_at > done.last_read_at,
 		'the trigger to poll again',
@@ -166,166 +187,146 @@ function slowWorkflowWithNote(e2e: E2e, name: string, credentialId: string) {
 	};
 }
 
-/** The Activity Trigger polling in an active workflow. */
-export function activityScenarios(e2e: E2e): void {
-	describe('the Activity Trigger (polling) in an active workflow', () => {
-		afterAll(() => e2e.deactivate(pollingWorkflowId));
+/**
+ * A member.removed event of the test reaches the workflow `polling` activated early: 3 removals and
+ * an unwatched change, then one more a poll later; each is emitted once, in the log's order.
+ */
+async function everyRemovalOnce(e2e: E2e): Promise<void> {
+	const org = 'polling';
+	const { client: api, org: of } = e2e.org(org);
+	const workflowId = early.get(org)!;
+	// The first poll records where the log stands; the API keeps that position for the trigger.
+	await firstPoll(e2e, org, workflowId);
 
-		it(
-			'starts executions whose items are every member.removed event of the test, exactly once',
+	const removedWithNoise = async (count: number) => {
+		const ids = await removeMembers(e2e, org, count);
+		await api.post('/labs', { name: `Not watched ${randomUUID()}`, tier: 'vm' });
+		return ids;
+	};
+	const removedEvents = async () =>
+		((await api.get(`/orgs/${of.id}/events?limit=200`)).body as Array<{ id: string; type: string }>)
+			.filter((event) => event.type === 'member.removed')
+			.reverse();
+	/** Every item the workflow's executions emitted, oldest execution first (a poll may split a batch). */
+	const emitted = async () =>
+		(await e2e.client.executions(workflowId))
+			.filter((execution) => execution.status === 'success')
+			.reverse()
+			.flatMap((execution) => e2e.nodeOutput(execution, 'Activity'));
+	const allEmitted = (userIds: string[]) =>
+		eventually(
 			async () => {
-				const { client: api, org } = e2e.org('polling');
-				// Activated when the suite started (pollingWorkflowId). The first poll records where the
-				// log stands; n8n keeps that in the workflow's static data.
-				const workflow = { id: pollingWorkflowId };
-				await firstPoll(e2e, 'polling', workflow.id);
+				const items = await emitted();
+				const seen = new Set(items.map((item) => item.data.user_id));
+				return userIds.every((id) => seen.has(id)) && items;
+			},
+			'executions carrying every removal',
+			patiently(150_000, e2e.n8n.log),
+		);
 
-				const removeMembers = async (count: number) => {
-					const ids: string[] = [];
-					for (let i = 0; i < count; i++) {
-						const member = (
-							await api.post(`/orgs/${org.id}/members`, {
-								email: `leaver-${randomUUID()}@e2e.test`,
-								name: 'Leaver',
-								role: 'trainer',
-							})
-						).body;
-						expect((await api.delete(`/orgs/${org.id}/members/${member.user_id}`)).status).toBe(
-							204,
-						);
-						ids.push(member.user_id);
-					}
-					await api.post('/labs', { name: `Not watched ${randomUUID()}`, tier: 'vm' });
-					return ids;
-				};
-				const removedEvents = async () =>
-					(
-						(await api.get(`/orgs/${org.id}/events?limit=200`)).body as Array<{
-							id: string;
-							type: string;
-						}>
-					)
-						.filter((event) => event.type === 'member.removed')
-						.reverse();
-				/** Every item the workflow's executions emitted, oldest execution first (a poll may split a batch). */
-				const emitted = async () =>
-					(await e2e.client.executions(workflow.id))
-						.filter((execution) => execution.status === 'success')
-						.reverse()
-						.flatMap((execution) => e2e.nodeOutput(execution, 'Activity'));
-				const allEmitted = (userIds: string[]) =>
-					eventually(
-						async () => {
-							const items = await emitted();
-							const seen = new Set(items.map((item) => item.data.user_id));
-							return userIds.every((id) => seen.has(id)) && items;
-						},
-						'executions carrying every removal',
-						patiently(150_000, e2e.n8n.log),
-					);
+	const first = await removedWithNoise(3);
+	const afterFirst = await allEmitted(first);
+	expect(afterFirst.map((item) => item.data.user_id)).toEqual(first);
+	expect(afterFirst.map((item) => item.id)).toEqual(
+		(await removedEvents()).map((event) => event.id),
+	);
 
-				const executors = async () =>
-					new Set(
-						(await e2e.client.executions(workflow.id)).map((execution) =>
-							e2e.executedBy(execution.id),
-						),
-					);
+	// One more removal, a poll later: it arrives, and nothing before it is emitted again.
+	const sentinel = await removedWithNoise(1);
+	const afterSentinel = await allEmitted(sentinel);
+	expect(afterSentinel.map((item) => item.data.user_id)).toEqual([...first, ...sentinel]);
+	expect(afterSentinel.map((item) => item.id)).toEqual(
+		(await removedEvents()).map((event) => event.id),
+	);
+	for (const execution of await e2e.client.executions(workflowId))
+		expect(e2e.topology.executors).toContain(e2e.executedBy(execution.id));
+}
 
-				const first = await removeMembers(3);
-				const afterFirst = await allEmitted(first);
-				expect(afterFirst.map((item) => item.data.user_id)).toEqual(first);
-				expect(afterFirst.map((item) => item.id)).toEqual(
-					(await removedEvents()).map((event) => event.id),
-				);
+/** 10 removals while the workflow `pollSaves` is saved (and on 2.x published) 5 times, a note edited. */
+async function removalsDuringFiveSaves(e2e: E2e): Promise<void> {
+	const org = 'pollSaves';
+	const workflowId = early.get(org)!;
+	await firstPoll(e2e, org, workflowId);
+	const removed: string[] = [];
+	for (let save = 1; save <= 5; save++) {
+		removed.push(...(await removeMembers(e2e, org, 2)));
+		await e2e.client.saveAndPublish(workflowId, (workflow) => {
+			workflow.nodes.find((node: any) => node.name === 'Note').parameters.content =
+				`Offboarding: edited ${save} times`;
+		});
+	}
+	await eventually(
+		async () => {
+			const runs = await runsPerMember(e2e, workflowId);
+			return removed.every((member) => runs.get(member)?.includes('success'));
+		},
+		'an execution of every removal to have ended',
+		patiently(150_000, e2e.n8n.log),
+	);
+	await settledAndPolledAgain(e2e, org, workflowId);
+	const runs = await runsPerMember(e2e, workflowId);
+	expect(removed.map((member) => [member, runs.get(member)])).toEqual(
+		removed.map((member) => [member, ['success']]),
+	);
+	console.log(
+		`n8n ${e2e.n8n.version}: 10 removals during 5 saves of an Activity Trigger workflow: each ran once, ` +
+			`in ${new Set((await e2e.client.executions(workflowId)).map((e) => e.id)).size} execution(s)`,
+	);
+}
 
-				// One more removal, a poll later: it arrives, and nothing before it is emitted again.
-				const sentinel = await removeMembers(1);
-				const afterSentinel = await allEmitted(sentinel);
-				expect(afterSentinel.map((item) => item.data.user_id)).toEqual([...first, ...sentinel]);
-				expect(afterSentinel.map((item) => item.id)).toEqual(
-					(await removedEvents()).map((event) => event.id),
-				);
-				for (const executor of await executors())
-					expect(e2e.topology.executors).toContain(executor);
+/** The workflow `pollInactive` deactivated, 3 removals, activated again. */
+async function removalsWhileInactive(e2e: E2e): Promise<void> {
+	const org = 'pollInactive';
+	const workflowId = early.get(org)!;
+	await firstPoll(e2e, org, workflowId);
+	await e2e.deactivate(workflowId);
+	const removed = await removeMembers(e2e, org, 3);
+	await e2e.client.activate(workflowId);
+	await eventually(
+		async () => {
+			const all = await e2e.client.executions(workflowId);
+			return all.length > 0 && all.every((e) => e.status === 'success');
+		},
+		'the execution of the 3 removals',
+		patiently(150_000, e2e.n8n.log),
+	);
+	await settledAndPolledAgain(e2e, org, workflowId);
+	const runs = await runsPerMember(e2e, workflowId);
+	expect([...runs]).toEqual(removed.map((member) => [member, ['success']]));
+}
+
+/**
+ * The Activity Trigger polling in an active workflow, and what a person does to it: the scenarios
+ * wait on n8n's minute polls, so they run side by side, each with its own organization and workflow.
+ */
+export function activityScenarios(e2e: E2e): void {
+	describe('the Activity Trigger (polling) in an active workflow, and what a person does to it', () => {
+		afterAll(async () => {
+			for (const org of SIDE_BY_SIDE) await e2e.deactivate(early.get(org)!);
+		});
+		sideBySide(
+			{
+				'starts executions whose items are every member.removed event of the test, exactly once':
+					() => everyRemovalOnce(e2e),
+				'10 events during 5 saves in a row (a note edited): each runs to the end exactly once':
+					() => removalsDuringFiveSaves(e2e),
+				'deactivate, 3 events, activate: the 3 run once after activation': () =>
+					removalsWhileInactive(e2e),
 			},
 			8 * 60_000,
 		);
 	});
 
-	describe('what a person does to an Activity Trigger workflow', () => {
-		it(
-			'10 events during 5 saves in a row (a note edited): each runs to the end exactly once',
-			async () => {
-				const org = 'pollSaves';
-				const id = await e2e.create(
-					slowWorkflowWithNote(e2e, 'Saved while polled', await e2e.credentialOf(org)),
-				);
-				await e2e.activate(id);
-				await firstPoll(e2e, org, id);
-				const removed: string[] = [];
-				for (let save = 1; save <= 5; save++) {
-					removed.push(...(await removeMembers(e2e, org, 2)));
-					await e2e.client.saveAndPublish(id, (workflow) => {
-						workflow.nodes.find((node: any) => node.name === 'Note').parameters.content =
-							`Offboarding: edited ${save} times`;
-					});
-				}
-				await eventually(
-					async () => {
-						const runs = await runsPerMember(e2e, id);
-						return removed.every((member) => runs.get(member)?.includes('success'));
-					},
-					'an execution of every removal to have ended',
-					patiently(150_000, e2e.n8n.log),
-				);
-				await settledAndPolledAgain(e2e, org, id);
-				const runs = await runsPerMember(e2e, id);
-				expect(removed.map((member) => [member, runs.get(member)])).toEqual(
-					removed.map((member) => [member, ['success']]),
-				);
-				console.log(
-					`n8n ${e2e.n8n.version}: 10 removals during 5 saves of an Activity Trigger workflow: each ran once, ` +
-						`in ${new Set((await e2e.client.executions(id)).map((e) => e.id)).size} execution(s)`,
-				);
-			},
-			6 * 60_000,
-		);
-
-		it(
-			'deactivate, 3 events, activate: the 3 run once after activation',
-			async () => {
-				const org = 'pollInactive';
-				const id = await e2e.create(
-					slowWorkflowWithNote(e2e, 'Inactive while events happen', await e2e.credentialOf(org)),
-				);
-				await e2e.activate(id);
-				await firstPoll(e2e, org, id);
-				await e2e.deactivate(id);
-				const removed = await removeMembers(e2e, org, 3);
-				await e2e.activate(id);
-				await e2e.executions(
-					id,
-					(all) => all.length > 0 && all.every((e) => e.status === 'success'),
-					'the execution of the 3 removals',
-				);
-				await settledAndPolledAgain(e2e, org, id);
-				const runs = await runsPerMember(e2e, id);
-				expect([...runs]).toEqual(removed.map((member) => [member, ['success']]));
-			},
-			5 * 60_000,
-		);
-	});
-
 	if (crashedWhilePolled(e2e))
 		describe('n8n killed while an execution the Activity Trigger started runs', () => {
-			afterAll(() => e2e.deactivate(followUpWorkflowId!));
+			afterAll(() => e2e.deactivate(early.get('pollCrash')!));
 
 			it(
 				'its events run again by themselves once n8n is back; each Training Lab session is still created once',
 				async () => {
 					const org = 'pollCrash';
 					const { client: api, org: of } = e2e.org(org);
-					await firstPoll(e2e, org, followUpWorkflowId!);
+					await firstPoll(e2e, org, early.get('pollCrash')!);
 					const members = await e2e.addTrainers(org, 3);
 					for (const member of members)
 						expect((await api.delete(`/orgs/${of.id}/members/${member.user_id}`)).status).toBe(204);
@@ -343,7 +344,7 @@ export function activityScenarios(e2e: E2e): void {
 						'the polled execution to create the welcome sessions',
 						patiently(150_000, e2e.n8n.log),
 					);
-					const [crashed] = await e2e.client.runningExecutions(followUpWorkflowId!);
+					const [crashed] = await e2e.client.runningExecutions(early.get('pollCrash')!);
 					expect(crashed).toBeDefined();
 					await e2e.n8n.kill();
 					const killed = Date.now();
@@ -356,7 +357,7 @@ export function activityScenarios(e2e: E2e): void {
 					);
 					expect(await created('Welcome')).toEqual(expected('Welcome'));
 					expect(await created('Follow-up')).toEqual(expected('Follow-up'));
-					const executions = await e2e.client.executions(followUpWorkflowId!);
+					const executions = await e2e.client.executions(early.get('pollCrash')!);
 					expect(executions.find((e) => e.id === crashed.id)?.status).toBe('crashed');
 					const ranAgain = executions.filter((e) => e.status === 'success');
 					console.log(
