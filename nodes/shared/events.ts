@@ -100,6 +100,11 @@ const EVENT_TYPES: Record<EventType, { name: string; description: string }> = {
 		description:
 			"A webhook endpoint's attempts keep failing: 5 in a row, none delivered between. Recorded once an incident; webhook.recovered ends it",
 	},
+	'webhook.held': {
+		name: 'Webhook Held',
+		description:
+			"The server held a webhook endpoint: n8n answered that its workflow's webhook is not registered. Its deliveries are kept, each attempt using up no retry, until the workflow is activated again and its trigger releases the endpoint",
+	},
 	'webhook.recovered': {
 		name: 'Webhook Recovered',
 		description: 'A failing webhook endpoint answered again: a delivery succeeded',

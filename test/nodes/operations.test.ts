@@ -393,6 +393,7 @@ describe('Training Lab node operations', () => {
 					created_at: hook.created_at,
 					disabled_at: null,
 					held_since: null,
+					held_reason: null,
 					require_receipt: false,
 					previous_secret_expires_at: null,
 				},

@@ -8,7 +8,9 @@ import {
 } from '../../server/src/schemas/events.ts';
 import { openApiContract } from '../support/openapi-contract.ts';
 import { createOrg, sessionInput, type TestOrg, serverWithOrg } from '../support/fixtures.ts';
+import { ManualClock } from '../support/manual-clock.ts';
 import { Receiver } from '../support/receiver.ts';
+import { NOT_REGISTERED_GRACE_MS, NOT_REGISTERED_REASON } from '../../server/src/outbox/outbox.ts';
 import { type TestServer } from '../support/test-server.ts';
 import { eventually } from '../../tooling/eventually.ts';
 import { ApiClient } from '../../tooling/api/client.ts';
@@ -368,6 +370,49 @@ describe('activity log', () => {
 			realData.set('webhook.recovered', recovered.data);
 		} finally {
 			await quick.server.stop();
+		}
+
+		// n8n's 404 "not registered" holds the endpoint, as `system`: on a server whose clock has
+		// passed the minute after the endpoint's creation, when n8n may still be registering it.
+		const clock = new ManualClock(Date.now());
+		const restored = await serverWithOrg({ WEBHOOK_ALLOW_INSECURE_URLS: 'true' }, undefined, {
+			clock,
+		});
+		try {
+			const notRegistered = JSON.stringify({
+				code: 404,
+				message: 'The requested webhook "POST 5d0c/webhook" is not registered.',
+			});
+			receiver.reply = (d) =>
+				d.path === '/not-registered' ? { status: 404, body: notRegistered } : { status: 204 };
+			const { admin: restoredAdmin, id: restoredOrg } = restored.org;
+			const hook = (
+				await restoredAdmin.post(`/orgs/${restoredOrg}/webhooks`, {
+					url: `${receiver.url}/not-registered`,
+					event_types: ['lab.created'],
+				})
+			).body;
+			clock.advance(NOT_REGISTERED_GRACE_MS);
+			await restoredAdmin.post('/labs', { name: 'Sent to a restored n8n', tier: 'vm' });
+			const held = await eventually(
+				async () =>
+					(await restoredAdmin.get(`/orgs/${restoredOrg}/events?limit=1&types=webhook.held`))
+						.body[0],
+				'webhook.held',
+			);
+			expect(held.actor).toBe('system');
+			expect(held.data).toEqual({
+				webhook_id: hook.id,
+				url: `${receiver.url}/not-registered`,
+				reason: NOT_REGISTERED_REASON,
+				last_status_code: 404,
+				last_error: `HTTP 404: ${notRegistered}`,
+			});
+			expectFitsItsSchema(held);
+			seen.add('webhook.held');
+			realData.set('webhook.held', held.data);
+		} finally {
+			await restored.server.stop();
 		}
 
 		// Closing ends an organization's access, so its org.closed event is read from the database.

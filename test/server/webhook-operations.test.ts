@@ -366,6 +366,7 @@ describe('changing an endpoint', () => {
 			created_at: expect.any(String),
 			disabled_at: null,
 			held_since: null,
+			held_reason: null,
 			require_receipt: false,
 			previous_secret_expires_at: null,
 		};

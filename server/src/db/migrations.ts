@@ -391,6 +391,17 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP INDEX webhook_deliveries_waiting;
     `,
 	},
+	{
+		version: 18,
+		name: 'why and when endpoints are held and released',
+		sql: `
+      -- Why the server held an endpoint itself (n8n answered that its webhook is not registered);
+      -- null for a hold its receiver or a person asked for. And when it was last released: n8n may
+      -- answer "not registered" for a moment after its trigger released it, which holds nothing.
+      ALTER TABLE webhooks ADD COLUMN held_reason TEXT;
+      ALTER TABLE webhooks ADD COLUMN released_at TEXT;
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

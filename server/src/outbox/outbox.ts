@@ -10,6 +10,18 @@ import type { AttemptOutcome, DueDelivery, SendOutcome } from './types.ts';
 /** Deliveries a recovery queues per transaction: short enough that requests between barely wait. */
 export const RECOVERY_BATCH = 100;
 
+/**
+ * An attempt started this soon after its endpoint was created or released is not held by n8n's
+ * "not registered": it may have been sent while n8n was still registering the path the trigger
+ * has just taken up, and that trigger is active. (n8n 2.41 stores the path before it runs the
+ * trigger's `create`; this is a margin for the rest.)
+ */
+export const NOT_REGISTERED_GRACE_MS = 10_000;
+
+/** Why the server holds an endpoint that n8n says has no workflow (`held_reason`, `webhook.held`). */
+export const NOT_REGISTERED_REASON =
+	"n8n answered that this endpoint's workflow webhook is not registered: the workflow is inactive or gone in that n8n, though its trigger did not say so. Deliveries are kept; activating the workflow again releases them.";
+
 /** An attempt that has its outcome: when it started and ended (Unix ms), and what it came to. */
 export interface Answer {
 	delivery: DueDelivery;
@@ -135,7 +147,8 @@ export class Outbox extends DomainService {
 		return answer.context && this.#tracing ? this.#tracing.run(answer.context, record) : record();
 	}
 
-	#recordInTrace({ delivery, outcome, startedAt, endedAt }: Answer): boolean {
+	#recordInTrace({ delivery, outcome: answered, startedAt, endedAt }: Answer): boolean {
+		const outcome = this.#heldIfNotRegistered(delivery, answered, startedAt, endedAt);
 		const recordedOutcome: AttemptOutcome = {
 			...this.#rules.after(delivery, outcome, endedAt),
 			attempts: delivery.attempts + 1,
@@ -199,6 +212,36 @@ export class Outbox extends DomainService {
 				failing_since: change.failingSince,
 				failed_attempts: change.failedAttempts,
 			});
+	}
+
+	/**
+	 * n8n's "not registered" holds the endpoint, with `webhook.held`, and keeps the delivery for its
+	 * release. For an attempt started within `NOT_REGISTERED_GRACE_MS` of the endpoint's creation
+	 * or release, or an endpoint disabled meanwhile, the answer is an ordinary failure instead (the
+	 * outcome returned).
+	 */
+	#heldIfNotRegistered(
+		delivery: DueDelivery,
+		outcome: SendOutcome,
+		startedAt: number,
+		now: number,
+	): SendOutcome {
+		if (outcome.kind !== 'not_registered') return outcome;
+		const failed: SendOutcome = { ...outcome, kind: 'failed' };
+		const endpoint = this.repos.webhooks.find(delivery.org_id, delivery.webhook_id);
+		if (!endpoint || endpoint.disabled_at !== null) return failed;
+		if (endpoint.held_since !== null) return outcome; // held meanwhile: kept for the release
+		const settledAt = Date.parse(endpoint.released_at ?? endpoint.created_at);
+		if (startedAt - settledAt < NOT_REGISTERED_GRACE_MS) return failed;
+		if (this.repos.webhooks.holdFor(endpoint.id, isoAt(now), NOT_REGISTERED_REASON))
+			this.events.record(systemActor(delivery.org_id), 'webhook.held', {
+				webhook_id: endpoint.id,
+				url: endpoint.url,
+				reason: NOT_REGISTERED_REASON,
+				last_status_code: outcome.statusCode,
+				last_error: outcome.error,
+			});
+		return outcome;
 	}
 
 	/** Disables an endpoint that answered 410 Gone; call inside the transaction recording that answer. */

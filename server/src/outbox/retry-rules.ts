@@ -33,7 +33,7 @@ export class RetryRules {
 
 	/**
 	 * The state after an attempt that came to `outcome` at `now`. Delivered: succeeded; gone: given
-	 * up. A failure takes the schedule's next step, unless the receiver asked (`retry_after`) to be
+	 * up; not registered (its endpoint now held): due on release, no step used. A failure takes the schedule's next step, unless the receiver asked (`retry_after`) to be
 	 * tried again sooner than that step falls due: then it is, without using up the step, at most
 	 * `MAX_EARLY_RETRIES_PER_STEP` times. A `Retry-After` later than the step delays it, capped at the
 	 * schedule's longest step. The schedule still ends: a receiver's answers can neither give up a
@@ -48,6 +48,16 @@ export class RetryRules {
 		if (outcome.kind === 'delivered')
 			return { ...counted, status: 'succeeded', next_attempt_at: null };
 		if (outcome.kind === 'gone') return { ...counted, status: 'exhausted', next_attempt_at: null };
+		// Its endpoint is held now: due again as soon as it is released, the attempt using up no step.
+		if (outcome.kind === 'not_registered')
+			return {
+				status: 'failed',
+				next_attempt_at: now,
+				schedule_start: delivery.schedule_start + 1,
+				step_due_at: delivery.step_due_at,
+				early_retries: delivery.early_retries,
+				next_cause: 'schedule',
+			};
 		const step = delivery.attempts + 1 - delivery.schedule_start;
 		const delayMs = retryDelayMs(this.#scheduleSeconds, step, this.#random);
 		if (delayMs === null) return { ...counted, status: 'exhausted', next_attempt_at: null };

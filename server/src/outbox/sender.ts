@@ -215,8 +215,15 @@ function withoutUserInfo(text: string): string {
 }
 
 /**
+ * n8n's answer for a webhook path it has no active workflow for (`WebhookNotFoundError`, 1.x and
+ * 2.x): `{"code":404,"message":"The requested webhook \"POST <path>\" is not registered.", …}`.
+ */
+const N8N_NOT_REGISTERED = /The requested webhook \\?"[^"\\]*\\?" is not registered/;
+
+/**
  * What an answer means for the delivery: delivered (a 2xx, with the receipt where one is required),
- * gone (410), a `429`/`503` asking with `Retry-After` to be tried again later, or failed.
+ * gone (410), n8n's "not registered" (404), a `429`/`503` asking with `Retry-After` to be tried
+ * again later, or failed.
  */
 export function outcomeOf(
 	statusCode: number,
@@ -227,6 +234,8 @@ export function outcomeOf(
 	const error = failureOf(statusCode, response.body, unreceipted);
 	if (error === null) return { kind: 'delivered', statusCode, error, response };
 	if (statusCode === 410) return { kind: 'gone', statusCode, error, response };
+	if (statusCode === 404 && N8N_NOT_REGISTERED.test(response.body))
+		return { kind: 'not_registered', statusCode, error, response };
 	const afterMs =
 		statusCode === 429 || statusCode === 503
 			? retryAfterMs(response.headers['retry-after'], now)

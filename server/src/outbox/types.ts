@@ -131,6 +131,12 @@ export type SendOutcome =
 	| { kind: 'delivered'; statusCode: number; error: null; response: KeptResponse }
 	/** `410 Gone`: the receiver wants nothing more; the endpoint is disabled. */
 	| { kind: 'gone'; statusCode: 410; error: string; response: KeptResponse }
+	/**
+	 * n8n's `404` "The requested webhook … is not registered": the workflow is not active in that n8n
+	 * though its trigger never said so (deleted while n8n was down, a database restored, an instance
+	 * moved). The endpoint is held until the workflow is activated again.
+	 */
+	| { kind: 'not_registered'; statusCode: 404; error: string; response: KeptResponse }
 	/** A `429` or `503` asking, with `Retry-After`, to be tried again after `afterMs`. */
 	| {
 			kind: 'retry_after';

@@ -13,6 +13,10 @@ export interface WebhookRow {
 	disabled_at: string | null;
 	/** Since when its deliveries are held (its receiver said it is away); null while they are sent. */
 	held_since: string | null;
+	/** Why the server held it itself; null when its receiver or a person did, and while not held. */
+	held_reason: string | null;
+	/** When it was last released from a hold; null if it never was. */
+	released_at: string | null;
 	/** 1: only a 2xx answer with the delivery's receipt counts as delivered. */
 	require_receipt: number;
 	/** The secret a rotation replaced, which deliveries are signed with too until it expires. */
@@ -22,11 +26,25 @@ export interface WebhookRow {
 }
 type NewWebhook = Omit<
 	WebhookRow,
-	'seq' | 'disabled_at' | 'held_since' | 'previous_secret' | 'previous_secret_expires_at'
+	| 'seq'
+	| 'disabled_at'
+	| 'held_since'
+	| 'held_reason'
+	| 'released_at'
+	| 'previous_secret'
+	| 'previous_secret_expires_at'
 >;
 type WebhookChange = Pick<
 	WebhookRow,
-	'id' | 'url' | 'event_types' | 'description' | 'disabled_at' | 'held_since' | 'require_receipt'
+	| 'id'
+	| 'url'
+	| 'event_types'
+	| 'description'
+	| 'disabled_at'
+	| 'held_since'
+	| 'held_reason'
+	| 'released_at'
+	| 'require_receipt'
 >;
 
 export class WebhookRepository {
@@ -39,6 +57,7 @@ export class WebhookRepository {
 	readonly #page;
 	readonly #delete;
 	readonly #disable;
+	readonly #holdFor;
 	readonly #update;
 	readonly #rotateSecret;
 
@@ -72,9 +91,14 @@ export class WebhookRepository {
 		this.#disable = db.prepare<[string, string]>(
 			'UPDATE webhooks SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL',
 		);
+		this.#holdFor = db.prepare<[string, string, string]>(
+			`UPDATE webhooks SET held_since = ?, held_reason = ?
+       WHERE id = ? AND held_since IS NULL AND disabled_at IS NULL`,
+		);
 		this.#update = db.prepare<WebhookChange>(
 			`UPDATE webhooks SET url = @url, event_types = @event_types, description = @description,
-         disabled_at = @disabled_at, held_since = @held_since, require_receipt = @require_receipt
+         disabled_at = @disabled_at, held_since = @held_since, held_reason = @held_reason,
+         released_at = @released_at, require_receipt = @require_receipt
        WHERE id = @id`,
 		);
 		this.#rotateSecret = db.prepare<{ id: string; secret: string; expires_at: number | null }>(
@@ -130,6 +154,11 @@ export class WebhookRepository {
 
 	update(change: WebhookChange): void {
 		this.#update.run(change);
+	}
+
+	/** Holds an enabled endpoint, as the server does on its own, saying why; true when this call held it. */
+	holdFor(webhookId: string, heldSince: string, reason: string): boolean {
+		return this.#holdFor.run(heldSince, reason, webhookId).changes > 0;
 	}
 
 	/** True when this call disabled it (false: it was disabled already). */

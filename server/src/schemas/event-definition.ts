@@ -24,6 +24,7 @@ export const EVENT_TYPES = [
 	'webhook.delivery_exhausted',
 	'webhook.failing',
 	'webhook.recovered',
+	'webhook.held',
 	'webhook.updated',
 	'webhook.secret_rotated',
 	'webhook.test_sent',

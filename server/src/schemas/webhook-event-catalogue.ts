@@ -93,6 +93,18 @@ export const WEBHOOK_EVENTS = {
 			failed_attempts: described(z.int(), 'Failed attempts in a row before this one.'),
 		}),
 	},
+	'webhook.held': {
+		title: 'Webhook Held',
+		description:
+			"The server held a webhook endpoint: n8n answered that its workflow's webhook is not registered. Its deliveries are kept, each attempt using up no retry, until the workflow is activated again and its trigger releases the endpoint.",
+		causedBy:
+			'A delivery answered n8n\'s `404` "The requested webhook … is not registered" (`actor` is `system`): the workflow was deactivated or deleted while its trigger could not tell the API (n8n down, its database restored, the instance moved). Not for an attempt started within 10 s of the endpoint\'s creation or release, while n8n may be registering the path.',
+		data: z.object({
+			...webhookFields,
+			reason: described(z.string(), 'Why it was held, and what releases it.'),
+			...lastFailure,
+		}),
+	},
 	'webhook.updated': {
 		title: 'Webhook Updated',
 		description: 'A webhook endpoint was changed: each changed field from and to.',

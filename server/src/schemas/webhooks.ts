@@ -132,7 +132,11 @@ export const Webhook = z.object({
 	}),
 	held_since: Timestamp.nullable().meta({
 		description:
-			'Since when its receiver has held its deliveries (`PATCH` with `"held": true`: an n8n workflow deactivated): they are kept and sent once it is released. Null while they are sent.',
+			'Since when its deliveries are held (`PATCH` with `"held": true`: an n8n workflow deactivated; or the server, see `held_reason`): they are kept and sent once it is released. Null while they are sent.',
+	}),
+	held_reason: z.string().nullable().meta({
+		description:
+			"Why the server held the endpoint itself: its receiver, an n8n instance, answered `404` that the workflow's webhook is not registered there (the workflow deactivated or deleted without its trigger being told, or n8n's database restored). Activating the workflow again releases it. Null when its receiver or a person held it, and while it is not held.",
 	}),
 	require_receipt: RequireReceipt,
 	previous_secret_expires_at: Timestamp.nullable().meta({

@@ -27,7 +27,9 @@ export function findSendingEndpoint(
 	if (webhook.held_since !== null)
 		throw new ApiError(
 			'invalid_state',
-			'This endpoint is held: its receiver (such as an n8n workflow) is inactive, and its deliveries are kept until it is back. Activate the workflow first.',
+			webhook.held_reason === null
+				? 'This endpoint is held: its receiver (such as an n8n workflow) is inactive, and its deliveries are kept until it is back. Activate the workflow first.'
+				: `This endpoint is held: ${webhook.held_reason}`,
 		);
 	return webhook;
 }
@@ -44,6 +46,7 @@ export function toWebhook(now: number, row: WebhookRow): Webhook {
 		created_at: row.created_at,
 		disabled_at: row.disabled_at,
 		held_since: row.held_since,
+		held_reason: row.held_reason,
 		require_receipt: row.require_receipt === 1,
 		previous_secret_expires_at: overlapping ? isoAt(row.previous_secret_expires_at!) : null,
 	};

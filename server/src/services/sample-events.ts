@@ -1,4 +1,5 @@
 import type { EventData, EventType } from '../schemas/events.ts';
+import { NOT_REGISTERED_REASON } from '../outbox/outbox.ts';
 
 // Ids no one can take for a real resource's: the nil UUID with a version and a variant, and a count.
 const sampleId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -78,6 +79,13 @@ export function sampleEventData<T extends EventType>(type: T, at: string): Event
 			last_error: 'HTTP 503: Service Unavailable',
 		},
 		'webhook.recovered': { ...webhook, failing_since: at, failed_attempts: 7 },
+		'webhook.held': {
+			...webhook,
+			reason: NOT_REGISTERED_REASON,
+			last_status_code: 404,
+			last_error:
+				'HTTP 404: {"code":404,"message":"The requested webhook \\"POST 7c1de2a0-5b8f-4f6e-9d3a-2b4c6e8f0a1b/webhook\\" is not registered."}',
+		},
 		'webhook.updated': {
 			...webhook,
 			changes: { event_types: { from: ['member.removed'], to: ['member.removed', 'org.closed'] } },

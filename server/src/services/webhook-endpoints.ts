@@ -74,6 +74,8 @@ export class WebhookEndpointService extends DomainService {
 				seq: 0,
 				disabled_at: null,
 				held_since: null,
+				held_reason: null,
+				released_at: null,
 				previous_secret: null,
 				previous_secret_expires_at: null,
 			});
@@ -135,6 +137,9 @@ export class WebhookEndpointService extends DomainService {
 				description,
 				disabled_at: disabled ? (row.disabled_at ?? this.nowIso()) : null,
 				held_since: held ? (row.held_since ?? this.nowIso()) : null,
+				// A hold asked for through the API has no reason of the server's.
+				held_reason: held && !changes.held ? row.held_reason : null,
+				released_at: released ? this.nowIso() : row.released_at,
 				require_receipt: requireReceipt ? 1 : 0,
 			};
 			this.repos.webhooks.update(changed);

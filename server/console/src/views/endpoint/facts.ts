@@ -45,7 +45,9 @@ function stateDetail(webhook: Webhook): Child[] {
 			h(
 				'span',
 				{ class: 'muted block' },
-				'Its receiver is inactive (an n8n workflow deactivated): events are kept and sent when it is back. Test events and recoveries wait until then.',
+				webhook.held_reason === null
+					? 'Its receiver is inactive (an n8n workflow deactivated): events are kept and sent when it is back. Test events and recoveries wait until then.'
+					: `Held by the server: ${webhook.held_reason}`,
 			),
 		];
 	return [];
