@@ -13,8 +13,21 @@ export function statusClass(statusCode: number | null): string {
 }
 
 /**
+ * Each `outcome` with the status classes it can have. Every pair is exposed from the start, at 0:
+ * a series that first appears already counting hides its first increase from `rate()`, and a
+ * burst between two scrapes would read as nothing happened.
+ */
+const ATTEMPT_LABELS: Record<SendOutcome['kind'], string[]> = {
+	delivered: ['2xx'],
+	retry_after: ['4xx', '5xx'],
+	gone: ['4xx'],
+	not_registered: ['4xx'],
+	failed: ['1xx', '2xx', '3xx', '4xx', '5xx', 'none'],
+};
+
+/**
  * What the outbox counts as it records attempts, wherever it runs (the outbox thread keeps its own
- * registry, which the server merges into `/metrics`). Labels: `outcome` is one of the four kinds
+ * registry, which the server merges into `/metrics`). Labels: `outcome` is one of the five kinds
  * of SendOutcome, `status_class` one of 1xx–5xx or none; nothing else.
  */
 export class DeliveryMetrics {
@@ -39,6 +52,8 @@ export class DeliveryMetrics {
 
 	/** `inFlight` reads the dispatcher's sends in flight when Prometheus scrapes. */
 	constructor(inFlight: () => number) {
+		for (const [outcome, classes] of Object.entries(ATTEMPT_LABELS))
+			for (const status_class of classes) this.#attempts.inc({ outcome, status_class }, 0);
 		new Gauge({
 			name: 'traininglab_webhook_sends_in_flight',
 			help: 'Webhook sends in flight now',
