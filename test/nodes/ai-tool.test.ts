@@ -372,6 +372,12 @@ describe('every operation as a tool', () => {
 				{ webhook_id: hook.id, delivery_id: test.id },
 			);
 			expect(detail).toMatchObject({ id: test.id, attempt_log: expect.any(Array) });
+			const [health] = await use('webhook', 'getHealth', webhookId, { webhook_id: hook.id });
+			expect(health).toMatchObject({
+				waiting: expect.any(Number),
+				last_hour: { points: expect.any(Array) },
+				last_day: { points: expect.any(Array) },
+			});
 			const [recovery] = await use(
 				'webhook',
 				'recoverDeliveries',

@@ -236,7 +236,7 @@ describe('Training Lab node operations', () => {
 		expect((await org.admin.as(created.key as string).get('/me')).status).toBe(401);
 	});
 
-	it("Webhook → Get Delivery shows each attempt's cause and the receiver's answer", async () => {
+	it("Webhook → Get Delivery shows each attempt's cause and the receiver's answer; Get Health counts it", async () => {
 		const receiver = await Receiver.start();
 		try {
 			const page = `<html><title>Bad gateway</title>${'x'.repeat(5000)}</html>`;
@@ -273,6 +273,15 @@ describe('Training Lab node operations', () => {
 			expect(attempt.response.headers).not.toHaveProperty('set-cookie');
 			expect(attempt.response.body).toBe(page.slice(0, 4096));
 			expect(attempt.response.body_truncated).toBe(true);
+			// Get Health: that one failed attempt, and its delivery waiting for the retry.
+			const [health] = json(
+				await run({ resource: 'webhook', operation: 'getHealth', webhookId: hook.body.id }),
+			);
+			expect(health).toMatchObject({
+				waiting: 1,
+				last_hour: { attempts: 1, delivered: 0, success_rate: 0, mean_answer_ms: null },
+				last_day: { attempts: 1, delivered: 0 },
+			});
 			await org.admin.delete(`/orgs/${org.id}/webhooks/${hook.body.id}`);
 		} finally {
 			await receiver.stop();

@@ -29,6 +29,7 @@ const ADMIN_ONLY = new Set([
 	'DELETE /orgs/{orgId}/webhooks/{webhookId}',
 	'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries',
 	'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}',
+	'GET /orgs/{orgId}/webhooks/{webhookId}/health',
 	'PATCH /orgs/{orgId}/webhooks/{webhookId}',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/test',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',

@@ -48,6 +48,7 @@ const EXTENSIONS = [
 	'DELETE /orgs/{orgId}/webhooks/{webhookId}',
 	'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries',
 	'GET /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}',
+	'GET /orgs/{orgId}/webhooks/{webhookId}/health',
 	'PATCH /orgs/{orgId}/webhooks/{webhookId}',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/test',
 	'POST /orgs/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',

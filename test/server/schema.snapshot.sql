@@ -1,4 +1,4 @@
--- user_version 18
+-- user_version 19
 CREATE INDEX api_keys_active_by_user ON api_keys(user_id) WHERE revoked_at IS NULL;
 CREATE UNIQUE INDEX api_keys_active_name ON api_keys(org_id, name) WHERE revoked_at IS NULL;
 CREATE INDEX api_keys_by_org ON api_keys(org_id, seq);
@@ -12,6 +12,7 @@ CREATE INDEX labs_by_org ON labs(org_id, seq);
 CREATE INDEX sessions_by_org ON sessions(org_id, seq);
 CREATE INDEX users_active_by_org ON users(org_id, seq) WHERE removed_at IS NULL;
 CREATE UNIQUE INDEX users_active_email ON users(org_id, email) WHERE removed_at IS NULL;
+CREATE INDEX webhook_attempt_buckets_by_start ON webhook_attempt_buckets(start);
 CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries(event_id);
 CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, seq);
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries(webhook_id, next_attempt_at) WHERE status IN ('pending', 'failed');
@@ -29,6 +30,7 @@ CREATE TABLE participants (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, ses
 CREATE TABLE server_keys (name TEXT PRIMARY KEY, key BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE sessions (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), lab_version_id TEXT NOT NULL REFERENCES lab_versions(id), title TEXT NOT NULL, state TEXT NOT NULL CHECK (state IN ('scheduled', 'running', 'ended')), capacity INTEGER NOT NULL, starts_at TEXT, join_code TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
 CREATE TABLE users (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), email TEXT NOT NULL, name TEXT NOT NULL, role TEXT NOT NULL CHECK (role IN ('admin', 'trainer')), created_at TEXT NOT NULL, removed_at TEXT);
+CREATE TABLE webhook_attempt_buckets (webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE, start INTEGER NOT NULL, attempts INTEGER NOT NULL, delivered INTEGER NOT NULL, delivered_ms INTEGER NOT NULL, PRIMARY KEY (webhook_id, start)) WITHOUT ROWID;
 CREATE TABLE webhook_deliveries (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE, event_id TEXT NOT NULL REFERENCES events(id), status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'exhausted')), attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER, claimed_until INTEGER, last_status_code INTEGER, last_error TEXT, last_attempt_at TEXT , resends INTEGER NOT NULL DEFAULT 0, revision INTEGER NOT NULL DEFAULT 0, schedule_start INTEGER NOT NULL DEFAULT 0, next_cause TEXT NOT NULL DEFAULT 'schedule', step_due_at INTEGER, early_retries INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE webhook_delivery_attempts (delivery_seq INTEGER NOT NULL REFERENCES webhook_deliveries(seq) ON DELETE CASCADE, attempt INTEGER NOT NULL, attempted_at TEXT NOT NULL, duration_ms INTEGER NOT NULL, status_code INTEGER, error TEXT, cause TEXT NOT NULL DEFAULT 'schedule', response_headers TEXT, response_body TEXT, response_body_truncated INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (delivery_seq, attempt)) WITHOUT ROWID;
 CREATE TABLE webhook_recoveries (webhook_id TEXT PRIMARY KEY REFERENCES webhooks(id) ON DELETE CASCADE, next_seq INTEGER NOT NULL, through_seq INTEGER NOT NULL) WITHOUT ROWID;

@@ -402,6 +402,23 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhooks ADD COLUMN released_at TEXT;
     `,
 	},
+	{
+		version: 19,
+		name: 'attempts per endpoint in 5-minute buckets',
+		sql: `
+      -- Each endpoint's attempts by the 5 minutes they started in (start: Unix ms), for its health
+      -- over the last hour and day without reading the attempt log; kept for a day.
+      CREATE TABLE webhook_attempt_buckets (
+        webhook_id   TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        start        INTEGER NOT NULL,
+        attempts     INTEGER NOT NULL,
+        delivered    INTEGER NOT NULL,
+        delivered_ms INTEGER NOT NULL,  -- summed answer times of the delivered attempts
+        PRIMARY KEY (webhook_id, start)
+      ) WITHOUT ROWID;
+      CREATE INDEX webhook_attempt_buckets_by_start ON webhook_attempt_buckets(start);
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

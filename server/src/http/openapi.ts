@@ -34,6 +34,7 @@ import {
 	WebhookTestRequest,
 	WebhookUpdate,
 } from '../schemas/webhooks.ts';
+import { WebhookHealth } from '../schemas/webhook-health.ts';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.ts';
 import { IDEMPOTENCY_TTL_MS } from '../services/idempotency.ts';
 import { MAX_HEADER_BYTES } from './edge.ts';
@@ -93,6 +94,7 @@ const RESPONSE_SCHEMAS = {
 	WebhookCreated,
 	WebhookDelivery,
 	WebhookDeliveryDetail,
+	WebhookHealth,
 	WebhookRecovery,
 	WebhookSecretRotated,
 	Error: ErrorEnvelope,

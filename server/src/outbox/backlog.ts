@@ -42,6 +42,19 @@ export class Backlog {
 		);
 	}
 
+	/** One endpoint's waiting deliveries, and its oldest one's event time (null when none waits). */
+	waitingOf(webhookId: string): { waiting: number; oldest_event_at: string | null } {
+		return this.#sql
+			.of<[string, string], { waiting: number; oldest_event_at: string | null }>(
+				`SELECT (SELECT count(*) FROM webhook_deliveries INDEXED BY webhook_deliveries_due
+                 WHERE webhook_id = ? AND status IN ('pending', 'failed')) AS waiting,
+                (SELECT e.occurred_at FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+                 WHERE d.seq = (SELECT min(seq) FROM webhook_deliveries INDEXED BY webhook_deliveries_due
+                                WHERE webhook_id = ? AND status IN ('pending', 'failed'))) AS oldest_event_at`,
+			)
+			.get(webhookId, webhookId)!;
+	}
+
 	endpointStates(): EndpointStates {
 		return this.#sql
 			.of<[], EndpointStates>(

@@ -3,6 +3,7 @@ import { isoAt } from '../core/clock.ts';
 import type { DeliveryMetrics } from '../observability/delivery-metrics.ts';
 import type { Context, Tracing } from '../observability/tracing.ts';
 import { DomainService, type ServiceDeps } from '../services/domain-service.ts';
+import type { CountedAttempt } from './attempt-buckets.ts';
 import { RetryRules } from './retry-rules.ts';
 import type { DeliveryScheduler } from './scheduler.ts';
 import type { AttemptOutcome, DueDelivery, SendOutcome } from './types.ts';
@@ -21,6 +22,14 @@ export const NOT_REGISTERED_GRACE_MS = 10_000;
 /** Why the server holds an endpoint that n8n says has no workflow (`held_reason`, `webhook.held`). */
 export const NOT_REGISTERED_REASON =
 	"n8n answered that this endpoint's workflow webhook is not registered: the workflow is inactive or gone in that n8n, though its trigger did not say so. Deliveries are kept; activating the workflow again releases them.";
+
+/** An attempt as its endpoint's health buckets count it. */
+const counted = ({ delivery, outcome, startedAt, endedAt }: Answer): CountedAttempt => ({
+	webhookId: delivery.webhook_id,
+	startedAt,
+	delivered: outcome.kind === 'delivered',
+	durationMs: endedAt - startedAt,
+});
 
 /** An attempt that has its outcome: when it started and ended (Unix ms), and what it came to. */
 export interface Answer {
@@ -115,17 +124,14 @@ export class Outbox extends DomainService {
 	record(answers: readonly Answer[]): Array<{ answer: Answer; error: unknown }> {
 		if (answers.length === 0) return [];
 		try {
-			const givenUp = this.transaction(() => answers.map((answer) => this.#recordOne(answer)));
+			const givenUp = this.transaction(() => this.#recordAll(answers));
 			answers.forEach((answer, i) => this.#count(answer, givenUp[i]));
 			return [];
 		} catch {
 			const failed: Array<{ answer: Answer; error: unknown }> = [];
 			for (const answer of answers) {
 				try {
-					this.#count(
-						answer,
-						this.transaction(() => this.#recordOne(answer)),
-					);
+					this.#count(answer, this.transaction(() => this.#recordAll([answer]))[0]);
 				} catch (error) {
 					failed.push({ answer, error });
 				}
@@ -141,13 +147,34 @@ export class Outbox extends DomainService {
 		if (givenUp) this.#metrics.givenUp();
 	}
 
-	/** Records one attempt's outcome, in the attempt's trace; true when that gave its delivery up. */
-	#recordOne(answer: Answer): boolean {
+	/**
+	 * Records attempts' outcomes and counts them in their endpoints' buckets (an attempt whose
+	 * endpoint was deleted meanwhile leaves no trace); call inside a transaction. For each, whether
+	 * that gave its delivery up.
+	 */
+	#recordAll(answers: readonly Answer[]): boolean[] {
+		const kept: CountedAttempt[] = [];
+		const givenUp = answers.map((answer) => {
+			const recorded = this.#recordOne(answer);
+			if (recorded !== 'gone') kept.push(counted(answer));
+			return recorded === 'given up';
+		});
+		this.repos.outbox.buckets.add(kept);
+		return givenUp;
+	}
+
+	/** Records one attempt's outcome, in the attempt's trace. */
+	#recordOne(answer: Answer): 'given up' | 'recorded' | 'gone' {
 		const record = () => this.#recordInTrace(answer);
 		return answer.context && this.#tracing ? this.#tracing.run(answer.context, record) : record();
 	}
 
-	#recordInTrace({ delivery, outcome: answered, startedAt, endedAt }: Answer): boolean {
+	#recordInTrace({
+		delivery,
+		outcome: answered,
+		startedAt,
+		endedAt,
+	}: Answer): 'given up' | 'recorded' | 'gone' {
 		const outcome = this.#heldIfNotRegistered(delivery, answered, startedAt, endedAt);
 		const recordedOutcome: AttemptOutcome = {
 			...this.#rules.after(delivery, outcome, endedAt),
@@ -160,14 +187,15 @@ export class Outbox extends DomainService {
 			durationMs: Math.max(0, endedAt - startedAt),
 			response: outcome.response,
 		});
+		if (recorded === 'gone') return 'gone';
 		const at = recordedOutcome.last_attempt_at;
-		if (recorded !== 'gone') this.#noteHealth(delivery, outcome, at);
-		if (outcome.kind === 'gone' && recorded !== 'gone') this.#disableGone(delivery, at);
+		this.#noteHealth(delivery, outcome, at);
+		if (outcome.kind === 'gone') this.#disableGone(delivery, at);
 		else if (recordedOutcome.status === 'exhausted' && recorded === 'applied') {
 			this.#tellExhausted(delivery, recordedOutcome);
-			return true;
+			return 'given up';
 		}
-		return false;
+		return 'recorded';
 	}
 
 	/**

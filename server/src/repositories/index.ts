@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { AttemptBuckets } from '../outbox/attempt-buckets.ts';
 import { AttemptLog } from '../outbox/attempt-log.ts';
 import { Backlog } from '../outbox/backlog.ts';
 import { EndpointHealth } from '../outbox/endpoint-health.ts';
@@ -27,10 +28,14 @@ export interface Repositories {
 	events: EventRepository;
 	eventConsumers: EventConsumerRepository;
 	webhooks: WebhookRepository;
-	/** The webhook outbox's store: its queue, attempt log, recoveries, retention, backlog and endpoints' health. */
+	/**
+	 * The webhook outbox's store: its queue, attempt log and its buckets, recoveries, retention,
+	 * backlog and endpoints' health.
+	 */
 	outbox: {
 		queue: DeliveryQueue;
 		attempts: AttemptLog;
+		buckets: AttemptBuckets;
 		recoveries: Recoveries;
 		retention: DeliveryRetention;
 		backlog: Backlog;
@@ -55,6 +60,7 @@ export function createRepositories(db: Database): Repositories {
 		outbox: {
 			queue: new DeliveryQueue(db),
 			attempts: new AttemptLog(db),
+			buckets: new AttemptBuckets(db),
 			recoveries: new Recoveries(db),
 			retention: new DeliveryRetention(db),
 			backlog: new Backlog(db),

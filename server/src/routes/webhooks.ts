@@ -17,6 +17,7 @@ import {
 	WebhookTestRequest,
 	WebhookUpdate,
 } from '../schemas/webhooks.ts';
+import { WebhookHealth } from '../schemas/webhook-health.ts';
 
 export const webhookRoutes = [
 	defineListRoute({
@@ -209,6 +210,23 @@ export const webhookRoutes = [
 		success: { status: 200, description: 'The delivery.', schema: WebhookDeliveryDetail },
 		handle: ({ services, caller, params }) =>
 			services.deliveryOperations.getDelivery(caller.org.id, params.webhookId, params.deliveryId),
+	}),
+	defineRoute({
+		method: 'get',
+		path: '/orgs/{orgId}/webhooks/{webhookId}/health',
+		operationId: 'getWebhookHealth',
+		tag: 'Webhooks',
+		summary: "An endpoint's health: what waits, and its attempts over the last hour and day",
+		description:
+			"How many deliveries wait (due, retrying, or held) and since when the oldest one's event; the attempts of " +
+			'the last hour in 12 points of 5 minutes and of the last day in 24 points of an hour, the current one ' +
+			'included, each with how many were delivered and the mean answer time of those. Counted as the outbox ' +
+			'records each attempt, so it is read without going through the attempt log.',
+		access: 'admin',
+		params: WebhookParams,
+		success: { status: 200, description: "The endpoint's health.", schema: WebhookHealth },
+		handle: ({ services, caller, params }) =>
+			services.deliveryOperations.health(caller.org.id, params.webhookId),
 	}),
 	defineRoute({
 		method: 'post',

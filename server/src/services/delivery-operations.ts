@@ -10,13 +10,16 @@ import type {
 	WebhookDeliveryDetail,
 	WebhookRecovery,
 } from '../schemas/webhooks.ts';
+import type { WebhookHealth } from '../schemas/webhook-health.ts';
 import { DomainService } from './domain-service.ts';
+import { dayAgo, healthWindows } from './health-report.ts';
 import { findEndpoint, findSendingEndpoint } from './endpoint-lookup.ts';
 import { sampleEventData } from './sample-events.ts';
 
 /**
  * What a person does with an endpoint's deliveries: reads them (listed with filters, or one with
- * every answer), sends a test event, resends one, recovers those that failed.
+ * every answer, or how they go over the last hour and day), sends a test event, resends one,
+ * recovers those that failed.
  */
 export class DeliveryOperationService extends DomainService {
 	/** Deliveries to the endpoint, newest first. */
@@ -40,6 +43,20 @@ export class DeliveryOperationService extends DomainService {
 				toDelivery,
 			),
 		);
+	}
+
+	/**
+	 * How the endpoint is doing: what waits, and its attempts over the last hour and day (success
+	 * rate and answer time), from the outbox's buckets.
+	 */
+	health(orgId: string, webhookId: string): WebhookHealth {
+		const webhook = findEndpoint(this.repos, orgId, webhookId);
+		const now = this.clock.now();
+		return this.transaction(() => {
+			const { waiting, oldest_event_at } = this.repos.outbox.backlog.waitingOf(webhook.id);
+			const buckets = this.repos.outbox.buckets.since(webhook.id, dayAgo(now));
+			return { waiting, oldest_waiting_event_at: oldest_event_at, ...healthWindows(buckets, now) };
+		});
 	}
 
 	/** One delivery to the endpoint with every attempt and the answer each got. */

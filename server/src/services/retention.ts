@@ -1,6 +1,7 @@
 import { isoAt } from '../core/clock.ts';
 import type { RetentionStep } from '../repositories/retention-step.ts';
 import { DomainService, type ServiceDeps } from './domain-service.ts';
+import { dayAgo } from './health-report.ts';
 
 /** Rows deleted per transaction: short enough that requests between batches barely wait. */
 const BATCH = 500;
@@ -42,6 +43,8 @@ export class RetentionService extends DomainService {
 		const events = await this.#inSteps(pause, (after) =>
 			this.repos.events.pruneBefore(after, eventCutoff, BATCH),
 		);
+		// The endpoints' attempt buckets older than `GET …/health` reads: a few hundred rows an hour.
+		this.transaction(() => this.repos.outbox.buckets.pruneBefore(dayAgo(now)));
 		return { deliveries, events };
 	}
 

@@ -5,6 +5,7 @@ import * as get from './get';
 import * as getAll from './getAll';
 import * as getDeliveries from './getDeliveries';
 import * as getDelivery from './getDelivery';
+import * as getHealth from './getHealth';
 import * as recoverDeliveries from './recoverDeliveries';
 import * as resendDelivery from './resendDelivery';
 import * as rotateSecret from './rotateSecret';
@@ -18,6 +19,7 @@ export const webhook = defineResource('webhook', 'Webhook', 'getAll', [
 	getAll,
 	getDeliveries,
 	getDelivery,
+	getHealth,
 	recoverDeliveries,
 	resendDelivery,
 	rotateSecret,
