@@ -38,25 +38,73 @@ export async function findEndpoint(
 }
 
 /**
- * Registers a new endpoint and stores it; one left over for this URL (409 url_taken) is replaced,
- * never doubled.
+ * Registers a new endpoint and stores it. One left over for this URL (409 url_taken: the
+ * workflow's static data lost, n8n's database restored from a backup) is taken over in place
+ * rather than doubled or deleted, so the deliveries it kept go, as on a release (`skipHeld`).
  */
 export async function registerEndpoint(
 	this: IHookFunctions,
 	org: string,
 	wanted: Wanted,
 	stored: StoredEndpoint,
+	skipHeld = false,
 ): Promise<Endpoint> {
 	const body: Schemas['WebhookCreate'] = { ...wanted, require_receipt: true };
 	const path = apiPath`/orgs/${org}/webhooks`;
-	const created = await retryOnceUrlTaken(this, org, wanted.url, async () => {
-		return (await createEndpoint.call(this, 'POST', path, { body })).body;
+	for (let tries = 0; ; tries++) {
+		try {
+			const created = (await createEndpoint.call(this, 'POST', path, { body })).body;
+			storeEndpoint(this, stored, created.id, created.secret);
+			return created;
+		} catch (error) {
+			if ((error as NodeApiError).context?.apiCode !== 'url_taken' || tries > 0)
+				throw nodeErrorOf(this, error);
+		}
+		const endpoints = await listAllEndpoints.call(this, path);
+		const leftover = endpoints.find((endpoint) => endpoint.url === wanted.url);
+		const taken =
+			leftover && (await takeOver.call(this, org, leftover.id, wanted, stored, skipHeld));
+		if (taken) return taken;
+		// Gone meanwhile: register again, once.
+	}
+}
+
+/**
+ * Makes an endpoint left over for this trigger's URL its own: a new secret (the old one, which
+ * this workflow never had, ends at once) and released as `releaseEndpoint` does. Undefined when
+ * it is gone.
+ */
+async function takeOver(
+	this: IHookFunctions,
+	org: string,
+	id: string,
+	wanted: Wanted,
+	stored: StoredEndpoint,
+	skipHeld: boolean,
+): Promise<Endpoint | undefined> {
+	const body: Schemas['WebhookRotateSecretRequest'] = {
+		old_secret_expires_at: new Date().toISOString(),
+	};
+	const path = apiPath`/orgs/${org}/webhooks/${id}/rotate-secret`;
+	const rotated = await unlessGone(this, async () => {
+		return (await rotateSecret.call(this, 'POST', path, { body })).body;
 	});
+	if (!rotated) return undefined;
+	storeEndpoint(this, stored, id, rotated.secret);
+	return await releaseEndpoint.call(this, org, id, wanted, skipHeld);
+}
+
+/** Stores the endpoint as this workflow's, with its one secret. */
+function storeEndpoint(
+	context: IHookFunctions,
+	stored: StoredEndpoint,
+	id: string,
+	secret: string,
+): void {
 	forgetEndpoint(stored);
-	stored.webhookId = created.id;
-	stored.webhookSecret = created.secret;
-	stored.webhookWorkflowId = this.getWorkflow().id;
-	return created;
+	stored.webhookId = id;
+	stored.webhookSecret = secret;
+	stored.webhookWorkflowId = context.getWorkflow().id;
 }
 
 /**

@@ -73,7 +73,7 @@ export async function takeUpEndpoint(this: IHookFunctions): Promise<boolean> {
 	let endpoint =
 		id === undefined ? undefined : await releaseEndpoint.call(this, org, id, wanted, skipHeld);
 	if (endpoint) await rekeyEndpoint.call(this, org, endpoint.id, stored);
-	endpoint ??= await registerEndpoint.call(this, org, wanted, stored);
+	endpoint ??= await registerEndpoint.call(this, org, wanted, stored, skipHeld);
 	if (endpoint.disabled_at !== null)
 		this.logger.warn(
 			`Training Lab Trigger: webhook endpoint ${endpoint.id} of workflow "${this.getWorkflow().name}" is disabled in Training Lab (paused by a person since ${endpoint.disabled_at}): no event reaches this workflow until it is enabled there. Events meanwhile are kept; recover them once it is enabled.`,

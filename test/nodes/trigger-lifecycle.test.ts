@@ -203,11 +203,32 @@ describe('Training Lab Trigger lifecycle', () => {
 		const [replacement] = await endpoints();
 		expect(replacement.id).toBe(harness.staticData.webhookId);
 
-		for (const key of Object.keys(harness.staticData)) delete harness.staticData[key]; // n8n lost the static data
-		await harness.activate(); // create meets 409 url_taken for its own URL and replaces the stale endpoint
-		const after = await endpoints();
-		expect(after).toEqual([expect.objectContaining({ id: harness.staticData.webhookId })]);
-		expect(after[0].id).not.toBe(replacement.id);
+		// Deactivated, events kept; then n8n loses the static data (its database restored, say).
+		await harness.deactivate();
+		const kept = (await removeTrainers(org, 2)).sort();
+		const lostSecret = harness.staticData.webhookSecret as string;
+		for (const key of Object.keys(harness.staticData)) delete harness.staticData[key];
+		// create meets 409 url_taken for its own URL: it takes the endpoint over, with what it kept.
+		await harness.activate();
+		expect(await endpoints()).toEqual([
+			expect.objectContaining({ id: replacement.id, held_since: null, held_reason: null }),
+		]);
+		expect(harness.staticData).toMatchObject({ webhookId: replacement.id });
+		expect(harness.staticData.webhookSecret).not.toBe(lostSecret);
+		expect(removedIn(await harness.waitForDeliveries(2))).toEqual(kept);
+		for (const delivery of harness.deliveries) expect(delivery.status).toBe(200);
+		// The secret it lost, which this workflow never had, signs nothing any more.
+		const body = JSON.stringify({ id: 'evt-lost', type: 'member.removed', data: {} });
+		const timestamp = Math.floor(Date.now() / 1000);
+		expect(
+			(
+				await post(body, {
+					'webhook-id': 'evt-lost',
+					'webhook-timestamp': String(timestamp),
+					'webhook-signature': sign(lostSecret, 'evt-lost', timestamp, body),
+				})
+			).status,
+		).toBe(401);
 	});
 
 	it("a copy of a workflow carrying the original's static data registers its own endpoint and leaves the original's alone", async () => {
