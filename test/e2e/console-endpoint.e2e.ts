@@ -322,6 +322,59 @@ describe("the web console's webhook endpoint page", () => {
 		await tab.page.getByRole('button', { name: 'Send test event' }).waitFor();
 	});
 
+	it('shows its health on the list and its page: what waits, the share delivered and the answer time, in words, bars and a table that stays open', async () => {
+		// Removals are delivered; labs fail twice (at once, then a second later) and wait an hour.
+		receiver.reply = (delivery) =>
+			delivery.path === '/hooks/health' && JSON.parse(delivery.body).type === 'lab.created'
+				? { status: 503, body: 'down' }
+				: { status: 204 };
+		const endpoint = (
+			await admin.post(`/orgs/${org.org.id}/webhooks`, {
+				url: `${receiver.url}/hooks/health`,
+				event_types: ['member.removed', 'lab.created'],
+			})
+		).body;
+		for (let n = 0; n < 3; n++) await admin.post('/labs', { name: `Unwell ${n}`, tier: 'vm' });
+		const remove = async (name: string, email: string) =>
+			await admin.delete(`${membersPath()}/${(await addMember(name, email)).user_id}`);
+		await remove('Healthy Leaver', 'healthy.leaver@console.test');
+		await remove('Healthy Leaver Two', 'healthy.leaver.two@console.test');
+		const healthPath = `/orgs/${org.org.id}/webhooks/${endpoint.id}/health`;
+		await eventually(
+			async () => (await admin.get(healthPath)).body.last_hour.attempts === 8,
+			'3 labs failed twice and 2 removals delivered',
+			{ timeoutMs: 30_000 },
+		);
+
+		const tab = await openConsole();
+		await tab.signedIn(org.api_key);
+		await tab.goTo('Webhooks');
+		const row = tab.page.getByRole('row').filter({ hasText: '/hooks/health' });
+		await row.getByText('25 % of 8 attempts delivered in the last hour').waitFor();
+		expect(await row.textContent()).toMatch(/3 waiting; the oldest since/);
+
+		await tab.page.goto(`${origin}/console/#/webhooks/${endpoint.id}`);
+		const health = tab.page.getByRole('region', { name: 'Health' });
+		await health.getByText(/^3 waiting; the oldest since .* \(\d+ s ago\)\.$/).waitFor();
+		expect(await health.getByRole('figure').count()).toBe(2);
+		await health.getByText('25 % of 8 attempts delivered in the last hour').waitFor();
+		await health.getByText('25 % of 8 attempts delivered in the last day').waitFor();
+		// The bars are drawn for the eye only: the sentence and the table say the same.
+		expect(await health.locator('svg[aria-hidden="true"]').count()).toBe(2);
+		await health.getByText('Last hour, every 5 minutes').click();
+		const points = health.getByRole('table', { name: 'Attempts every 5 minutes, last hour' });
+		expect(await points.getByRole('row').count()).toBe(13);
+		expect(await points.getByRole('row').last().textContent()).toMatch(/8\s*2 \(25 %\)\s*\d+ ms/);
+
+		// Another delivery: the page says so by itself, and the table a person opened stays open.
+		await remove('Healthy Leaver Three', 'healthy.leaver.three@console.test');
+		await health
+			.getByText('33 % of 9 attempts delivered in the last hour')
+			.waitFor({ timeout: 15_000 });
+		expect(await points.isVisible()).toBe(true);
+		expect(await points.getByRole('row').last().textContent()).toMatch(/9\s*3 \(33 %\)/);
+	});
+
 	it("tells each event type's meaning to a keyboard and a screen reader, and filters by any type", async () => {
 		const catalogue = (await admin.get('/event-types')).body as Array<{
 			type: string;

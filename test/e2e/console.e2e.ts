@@ -433,10 +433,15 @@ describe('the web console', () => {
 				'Organization',
 			]) {
 				await tab.goTo(section);
+				// Each endpoint's health comes after the list: checked once it is there.
+				if (section === 'Webhooks') await tab.page.locator('.health-cell svg').first().waitFor();
 				await check(section);
 			}
 			await tab.page.goto(`${origin}/console/#/webhooks/${endpoint.id}`);
 			await tab.page.getByText('Attempt 1: delivered').waitFor();
+			// The health's tables open, so that they are checked too.
+			await tab.page.getByText('Last hour, every 5 minutes').click();
+			await tab.page.getByText('Last day, every hour').click();
 			await check('deliveries');
 			await tab.page.goto(`${origin}/console/#/sessions/${session.id}`);
 			await tab.heading(session.title).waitFor();

@@ -37,3 +37,20 @@ export function replaceChildren(parent: Element, ...children: Child[]): void {
 	parent.replaceChildren();
 	append(parent, ...children);
 }
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+/** `svg('rect', { x: 0, … })`: an SVG element, as `h` makes HTML ones (for the health charts). */
+export function svg(
+	tag: 'svg' | 'g' | 'rect' | 'line' | 'polyline' | 'circle',
+	attributes: Attributes = {},
+	...children: Child[]
+): SVGElement {
+	const element = document.createElementNS(SVG, tag);
+	for (const [name, value] of Object.entries(attributes)) {
+		if (value === null || value === undefined || value === false) continue;
+		element.setAttribute(name, value === true ? '' : String(value));
+	}
+	append(element, ...children);
+	return element;
+}

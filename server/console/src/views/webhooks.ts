@@ -4,6 +4,7 @@ import type { ViewContext } from './context.ts';
 import { all } from '../api.ts';
 import type { EventType, EventTypeInfo, Webhook } from '../types.ts';
 import { eventTypeChecks, eventTypes } from './event-types.ts';
+import { healthCell } from './health.ts';
 import {
 	act,
 	announce,
@@ -25,9 +26,19 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 		context,
 		() => all(api, '/orgs/{orgId}/webhooks', { orgId }),
 		'Webhook endpoints',
-		['URL', 'Events', 'State', 'Created', 'Actions'],
+		['URL', 'Events', 'State', 'Health', 'Created', 'Actions'],
 		webhookRow,
 	);
+
+	/** The endpoint's last hour, filled in once read (the list does not wait for every endpoint's). */
+	function healthOf(webhook: Webhook): HTMLElement {
+		const cell = h('span', { class: 'health-cell muted' }, 'Reading…');
+		api
+			.get('/orgs/{orgId}/webhooks/{webhookId}/health', { orgId, webhookId: webhook.id })
+			.then((health) => cell.replaceWith(healthCell(health)))
+			.catch(() => cell.replaceChildren('Not read'));
+		return cell;
+	}
 
 	function webhookRow(webhook: Webhook): HTMLTableRowElement {
 		const remove = h(
@@ -63,6 +74,7 @@ export async function webhooksPage(context: ViewContext): Promise<HTMLElement> {
 			),
 			h('span', { class: 'wrap' }, webhook.event_types.join(', ')),
 			stateBadge(webhook),
+			healthOf(webhook),
 			time(webhook.created_at),
 			h(
 				'span',

@@ -4,16 +4,18 @@ import type { ViewContext } from '../context.ts';
 import { eventTypes } from '../event-types.ts';
 import { EndpointActions } from './actions.ts';
 import { DeliveryList } from './delivery-list.ts';
+import { HealthPanel } from '../health.ts';
 import { facts } from './facts.ts';
 import type { EndpointPageState } from './state.ts';
 
 const LIVE_EVERY_MS = 3_000;
 
 /**
- * One endpoint: what it is (facts), what a person does with it (actions: a test event, a recovery,
- * rotating its secret, disabling and enabling, editing), and its deliveries, newest first, each with
- * every attempt (the filtered live list). Every few seconds the endpoint and its deliveries are read
- * again: a hold or a release by its receiver shows without a reload.
+ * One endpoint: what it is (facts), how it does (health), what a person does with it (actions: a
+ * test event, a recovery, rotating its secret, disabling and enabling, editing), and its deliveries,
+ * newest first, each with every attempt (the filtered live list). Every few seconds the endpoint,
+ * its health and its deliveries are read again: a hold or a release by its receiver shows without
+ * a reload.
  */
 export async function endpointPage(context: ViewContext): Promise<HTMLElement> {
 	const { api, me } = context;
@@ -31,6 +33,9 @@ export async function endpointPage(context: ViewContext): Promise<HTMLElement> {
 	const about = h('div', {});
 	const controls = h('div', { class: 'cards' });
 	const list = new DeliveryList(context, state, types, feedback);
+	const health = new HealthPanel();
+	const showHealth = async () =>
+		health.show(await api.get('/orgs/{orgId}/webhooks/{webhookId}/health', path));
 	const actions = new EndpointActions(context, state, feedback, {
 		endpointChanged: () => {
 			drawEndpoint();
@@ -72,10 +77,11 @@ export async function endpointPage(context: ViewContext): Promise<HTMLElement> {
 			drawEndpoint();
 		}
 		await list.refresh();
+		await showHealth();
 	}
 
 	drawEndpoint();
-	await list.refresh();
+	await Promise.all([list.refresh(), showHealth()]);
 	context.every(LIVE_EVERY_MS, () => void liveUpdate().catch(() => {}));
 	return h(
 		'div',
@@ -83,6 +89,7 @@ export async function endpointPage(context: ViewContext): Promise<HTMLElement> {
 		h('p', { class: 'breadcrumb' }, link('/webhooks', 'Webhooks')),
 		h('h1', {}, 'Deliveries'),
 		about,
+		health.element,
 		feedback,
 		controls,
 		h('h2', {}, 'Deliveries, newest first'),
