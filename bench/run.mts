@@ -4,6 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BOUNDS } from '../server/src/schemas/bounds.ts';
 import { benchConsole } from './console.mts';
+import { benchObservability } from './observability.mts';
 import { benchScaling } from './scaling.mts';
 import { median, ROOT, SMOKE } from './support.mts';
 import { benchThroughput } from './throughput.mts';
@@ -102,6 +103,23 @@ add(
 	`recover answered in ${ms(Math.round(fairness.recoverAnswerMs))}; another organization's deliveries p50 ${ms(fairness.other.recoveryP50Ms)} / p99 ${ms(fairness.other.recoveryP99Ms)} against ${ms(fairness.other.idleP50Ms)} / ${ms(fairness.other.idleP99Ms)} idle (p99 ${otherRatio.toFixed(2)} ×); other requests' p99 ${fairness.requests.recoveryP99Ms.toFixed(1)} ms against ${fairness.requests.idleP99Ms.toFixed(1)} ms idle (${requestsRatio.toFixed(2)} ×)`,
 	`other deliveries p99 ≤ 2 × idle and p50 < 1 s, requests p99 ≤ 2 × idle: ${otherRatio <= 2 && fairness.other.recoveryP50Ms < 1000 && requestsRatio <= 2 ? 'met' : 'MISSED'}`,
 );
+
+const observabilityOptions = SMOKE
+	? { rounds: 1, seconds: 1, connections: 10, sessions: 1_000, backlog: 200 }
+	: { rounds: 4, seconds: 3, connections: 10, sessions: 10_000, backlog: 10_000 };
+console.error(
+	`metrics (scraped every second) and traces (exported) on, against off: ${observabilityOptions.rounds} interleaved rounds of ${observabilityOptions.seconds} s per request cell at ${observabilityOptions.connections} connections, and ${observabilityOptions.backlog.toLocaleString('en')} deliveries drained…`,
+);
+for (const row of await benchObservability(observabilityOptions)) {
+	const ratio = row.on / row.off;
+	const delivery = row.cell === 'webhook delivery';
+	const bound = delivery ? 0.95 : 0.97;
+	add(
+		`metrics and traces on: ${row.cell}${delivery ? '' : `, ${observabilityOptions.connections} conn.`}`,
+		`${row.on.toLocaleString('en')} ${delivery ? 'deliveries' : 'req'}/s on, ${row.off.toLocaleString('en')} off (${ratio.toFixed(3)} ×)`,
+		`≥ ${bound} × off: ${ratio >= bound ? 'met' : 'MISSED'}`,
+	);
+}
 
 console.error(
 	`n8n package: signature verification, an Activity Trigger poll, bulk creation through the node (n8n-core) at ${SMOKE ? '10 requests / 1 s' : '600 requests / 60 s'}…`,

@@ -1,0 +1,176 @@
+import { copyFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { spawnServer } from '../tooling/api/server-process.ts';
+import { load, type LoadResult } from './load.mts';
+import {
+	api,
+	bootstrap,
+	eventually,
+	median,
+	seedSessions,
+	startReceiver,
+	tempDir,
+} from './support.mts';
+
+const TOKEN = 'bench-metrics-token-0123456789';
+
+export interface ObservabilityRow {
+	/** A request cell (`GET /me`, …) or `webhook delivery`. */
+	cell: string;
+	/** Requests or deliveries per second: the median of the rounds, off and on. */
+	off: number;
+	on: number;
+}
+
+/**
+ * What metrics and traces cost: the same server off (the defaults) and on (`METRICS_ENABLED`,
+ * `/metrics` scraped every second as Prometheus does, spans exported to a collector that takes
+ * them as fast as they come), in interleaved rounds (A B B A), on copies of the same data.
+ * Cells: the throughput benchmark's four requests at `connections`, and a drain of `backlog`
+ * deliveries to one endpoint.
+ */
+export async function benchObservability(options: {
+	rounds: number;
+	seconds: number;
+	connections: number;
+	sessions: number;
+	backlog: number;
+}): Promise<ObservabilityRow[]> {
+	const dir = tempDir('observability');
+	const seeded = join(dir, 'seeded.sqlite');
+	const boot = bootstrap(seeded);
+	const { versionId, sessionIds } = seedSessions(seeded, boot, options.sessions);
+	const collector = await startCollector();
+	const receiver = await startReceiver({ recordArrivals: false });
+	const modes = {
+		off: {},
+		on: {
+			METRICS_ENABLED: 'true',
+			METRICS_TOKEN: TOKEN,
+			OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+		},
+	} as const;
+	type Mode = keyof typeof modes;
+	/** A server of `mode` on its own copy of the seeded data, scraped every second when on. */
+	const start = async (mode: Mode, name: string) => {
+		const databasePath = join(dir, `${name}-${mode}.sqlite`);
+		copyFileSync(seeded, databasePath);
+		const server = await spawnServer({
+			DATABASE_PATH: databasePath,
+			RATE_LIMIT_REQUESTS: '1000000000',
+			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+			...modes[mode],
+		});
+		const scrape =
+			mode === 'on'
+				? setInterval(() => {
+						void fetch(`${new URL(server.url).origin}/metrics`, {
+							headers: { authorization: `Bearer ${TOKEN}` },
+						}).then((response) => response.arrayBuffer());
+					}, 1000)
+				: undefined;
+		return {
+			...server,
+			databasePath,
+			async stop() {
+				clearInterval(scrape);
+				await server.stop();
+			},
+		};
+	};
+	const order = (round: number): Mode[] => (round % 2 === 0 ? ['off', 'on'] : ['on', 'off']);
+	const rows: ObservabilityRow[] = [];
+	try {
+		const servers = { off: await start('off', 'requests'), on: await start('on', 'requests') };
+		const cells = [
+			{ cell: 'GET /me', path: '/me' },
+			{ cell: 'GET /sessions/{id}', path: `/sessions/${sessionIds[sessionIds.length >> 1]}` },
+			{ cell: 'GET /sessions?limit=100', path: '/sessions?limit=100' },
+			{
+				cell: 'POST /sessions',
+				path: '/sessions',
+				method: 'POST' as const,
+				body: { title: 'Load', lab_version_id: versionId, capacity: 20 },
+			},
+		];
+		try {
+			for (const { cell, path, method, body } of cells) {
+				const results: Record<Mode, LoadResult[]> = { off: [], on: [] };
+				for (let round = 0; round < options.rounds; round++)
+					for (const mode of order(round))
+						results[mode].push(
+							await load({
+								url: `${servers[mode].url}${path}`,
+								key: boot.api_key,
+								connections: options.connections,
+								seconds: options.seconds,
+								method,
+								body,
+								warmUp: round === 0,
+							}),
+						);
+				rows.push({
+					cell,
+					off: median(results.off.map((result) => result.requestsPerSecond)),
+					on: median(results.on.map((result) => result.requestsPerSecond)),
+				});
+			}
+		} finally {
+			await servers.off.stop();
+			await servers.on.stop();
+		}
+
+		// Deliveries: an endpoint of the seeded organization, `backlog` changes queued while no server
+		// runs, then a server of each mode drains its copy; deliveries per second, first to last.
+		const setup = await start('off', 'setup');
+		await api(`${setup.url}/orgs/${boot.org.id}/webhooks`, boot.api_key, 'POST', {
+			url: `${receiver.url}/drain`,
+			event_types: ['session.created'],
+		});
+		await setup.stop();
+		seedSessions(setup.databasePath, boot, options.backlog);
+		copyFileSync(setup.databasePath, seeded);
+		const drains: Record<Mode, number[]> = { off: [], on: [] };
+		for (let round = 0; round < options.rounds; round++)
+			for (const mode of order(round)) {
+				const before = receiver.received();
+				const started = Date.now();
+				const server = await start(mode, `drain-${round}`);
+				let first = 0;
+				await eventually(
+					() => {
+						const received = receiver.received() - before;
+						if (received > 0 && first === 0) first = Date.now();
+						return received >= options.backlog;
+					},
+					'the backlog to drain',
+					{ timeoutMs: 600_000, intervalMs: 2 },
+				);
+				const seconds = (Date.now() - (first || started)) / 1000;
+				drains[mode].push(Math.round(options.backlog / Math.max(seconds, 0.001)));
+				await server.stop();
+				rmSync(server.databasePath, { force: true });
+			}
+		rows.push({ cell: 'webhook delivery', off: median(drains.off), on: median(drains.on) });
+		return rows;
+	} finally {
+		receiver.server.close();
+		collector.close();
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+/** An OTLP collector that reads each export and answers at once, as a fast one would. */
+async function startCollector(): Promise<{ url: string; close(): void }> {
+	const server: Server = createServer((req, res) => {
+		req.resume();
+		req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		close: () => server.close(),
+	};
+}
