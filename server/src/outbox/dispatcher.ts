@@ -42,6 +42,7 @@ export class WebhookDispatcher implements OutboxNotice {
 	/** Attempts answered since the last pass, recorded together by the next. */
 	#answered: Answer[] = [];
 	#wakeScheduled = false;
+	#recoveryScheduled = false;
 	#timer: NodeJS.Timeout | undefined;
 	#stopped = false;
 	readonly #abort = new AbortController();
@@ -107,6 +108,7 @@ export class WebhookDispatcher implements OutboxNotice {
 			if (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
 			else if (
 				this.#wakeScheduled ||
+				this.#recoveryScheduled ||
 				this.#answered.length > 0 ||
 				this.#outbox.recoveryUnderWay() ||
 				this.#outbox.msUntilNextDue() === 0
@@ -143,8 +145,26 @@ export class WebhookDispatcher implements OutboxNotice {
 	#pump(): void {
 		if (this.#stopped) return;
 		this.#recordAnswered();
-		// A recovery under way goes on a batch a pass, with requests served between the passes.
-		if (this.#outbox.recoverNextBatch()) this.wake();
+		this.#sendDue();
+		if (this.#outbox.recoveryUnderWay()) this.#recoverSoon();
+	}
+
+	/**
+	 * Queues a recovery's next batch on a later turn of the event loop than the pass's sends, which
+	 * are written to their sockets first: a delivery due meanwhile (another organization's) waits
+	 * for no batch. One batch a turn, with answers and sends handled between.
+	 */
+	#recoverSoon(): void {
+		if (this.#recoveryScheduled) return;
+		this.#recoveryScheduled = true;
+		setImmediate(() => {
+			this.#recoveryScheduled = false;
+			if (!this.#stopped && this.#outbox.recoverNextBatch()) this.wake();
+		});
+	}
+
+	/** Claims what the scheduler lets start now and sends it; sleeps until the next due when idle. */
+	#sendDue(): void {
 		const free = this.#scheduler.free;
 		if (free <= 0) return; // a finishing send wakes us
 		const claimed = this.#outbox.claimDue(
