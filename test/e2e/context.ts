@@ -10,14 +10,15 @@ import { PINS, type N8nPin, type N8nTraits } from '../../tooling/n8n/pins';
 import { patiently, type N8n } from '../../tooling/n8n/processes';
 import { example, workflowNode } from '../../tooling/n8n/workflows';
 import type { LossyProxy } from '../support/lossy-proxy';
+import type { OtlpReceiver } from '../support/otlp-receiver';
 import type { Receiver } from '../support/receiver';
 import { NODE_TYPE } from '../../tooling/root';
 
 /** Which n8n a suite runs, and how: one process, or scaled out in queue mode. */
 export interface Topology {
 	pin: N8nPin;
-	/** Starts n8n with the packed package (`tarball`) installed, every file below `work`. */
-	start(install: N8nInstall, work: string, tarball: string): Promise<N8n>;
+	/** Starts n8n with the packed package (`tarball`) installed, every file below `work`, with `env` added. */
+	start(install: N8nInstall, work: string, tarball: string, env?: NodeJS.ProcessEnv): Promise<N8n>;
 	/** Which processes run executions: `['main']`, or the workers' names. */
 	executors: string[];
 	/** Scaled out: executions queued in Redis for workers. */
@@ -36,8 +37,10 @@ export interface Endpoint {
 	id: string;
 	url: string;
 	event_types: string[];
+	created_at: string;
 	disabled_at: string | null;
 	held_since: string | null;
+	held_reason: string | null;
 }
 
 /** A delivery to one of an organization's endpoints, as the API server's database holds it. */
@@ -63,11 +66,18 @@ export class E2e {
 	client!: N8nClient;
 	proxy!: LossyProxy;
 	notices!: Receiver;
+	/** Where the API server and n8n send their traces, in the suites that trace (`traced`). */
+	collector?: OtlpReceiver;
 	readonly #orgs = new Map<string, Org>();
 	/** Workflows the running test activated: deactivated after it, whatever its outcome. */
 	readonly #active = new Set<string>();
 	/** Whether a test runs (not a beforeAll, whose workflows stay for the tests that share them). */
 	#inTest = false;
+	/**
+	 * While scenarios run side by side (side-by-side.ts), what they activate: deactivated when their
+	 * describe ends, not after whichever test happens to be running.
+	 */
+	#sideBySide: Set<string> | undefined;
 
 	/**
 	 * `full`: every scenario (the newest n8n of each line); `compatibility`: what the package needs of
@@ -77,6 +87,14 @@ export class E2e {
 		readonly topology: Topology,
 		readonly scope: 'full' | 'compatibility' = 'full',
 	) {}
+
+	/**
+	 * Whether the API server and n8n export traces to `collector`: n8n 2.x in one process (n8n's
+	 * tracing of webhook executions; queue-mode workers are not measured), in the full suite.
+	 */
+	get traced(): boolean {
+		return this.scope === 'full' && this.topology.pin === '2.x' && !this.topology.queue;
+	}
 
 	/** How the suite's n8n differs from the others (tooling/n8n/pins.ts). */
 	get traits(): N8nTraits {
@@ -136,7 +154,37 @@ export class E2e {
 	}
 
 	#cleanUpAfterTest(workflowId: string): void {
-		if (this.#inTest) this.#active.add(workflowId);
+		if (this.#sideBySide) this.#sideBySide.add(workflowId);
+		else if (this.#inTest) this.#active.add(workflowId);
+	}
+
+	/** A workflow the test activated that n8n no longer has (its database restored): left alone after it. */
+	forget(workflowId: string): void {
+		this.#active.delete(workflowId);
+	}
+
+	/**
+	 * Waits until n8n's webhooks are reached again after a restart: the readiness gate lets requests
+	 * in (on 1.x only once n8n's start has ended, some seconds after its REST API answers).
+	 */
+	async webhooksReached(): Promise<void> {
+		await eventually(
+			async () => (await fetch(`${this.n8n.webhookBase}/healthz`)).status === 200,
+			"n8n's webhooks to be reached",
+			patiently(120_000, this.n8n.log),
+		);
+	}
+
+	/** Scenarios start side by side: what they activate is deactivated by `sideBySideEnded`. */
+	sideBySideStarts(): void {
+		this.#sideBySide = new Set();
+	}
+
+	/** The scenarios side by side have ended: deactivates what they activated. */
+	async sideBySideEnded(): Promise<void> {
+		const activated = this.#sideBySide ?? new Set<string>();
+		this.#sideBySide = undefined;
+		for (const workflowId of activated) await this.deactivate(workflowId);
 	}
 
 	/** A test starts (the suite's beforeEach): what it activates is deactivated after it. */
@@ -415,7 +463,12 @@ export class E2e {
 	 * `adjust` changes the example first. Returns the workflow's id.
 	 */
 	async memberRemovalTrigger(org: string, adjust?: (workflow: any) => void): Promise<string> {
-		const credentialId = await this.credentialOf(org);
+		const workflow = this.memberRemovalWorkflow(org, await this.credentialOf(org), adjust);
+		return this.createTrigger(workflow, org);
+	}
+
+	/** The workflow `memberRemovalTrigger` activates, with the credential `credentialId`, on a path of its own. */
+	memberRemovalWorkflow(org: string, credentialId: string, adjust?: (workflow: any) => void) {
 		const workflow = example('react-to-member-removal', { YOUR_CREDENTIAL_ID: credentialId });
 		workflow.nodes[0].webhookId = randomUUID();
 		adjust?.(workflow);
@@ -424,7 +477,7 @@ export class E2e {
 		workflow.connections['Offboarding notice'] = {
 			main: [[{ node: 'Send notice', type: 'main', index: 0 }]],
 		};
-		return this.createTrigger(workflow, org);
+		return workflow;
 	}
 
 	/** Where n8n serves a workflow's Training Lab Trigger (its first node). */

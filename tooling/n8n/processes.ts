@@ -48,6 +48,8 @@ export interface N8n {
 	workerLogs: Record<string, string>;
 	/** Every n8n process by name: `main`, and in queue mode `worker-1`…, `webhook`. */
 	processes: Record<string, N8nProcess>;
+	/** One process: its SQLite database, which a test may replace while n8n is stopped. */
+	sqliteFile?: string;
 	/** Queue mode: the Redis executions are queued in. `restart()` brings it back empty. */
 	redis?: { restart(): Promise<void> };
 	stop(): Promise<void>;
@@ -285,6 +287,7 @@ export async function startN8n(
 		log: main.log,
 		workerLogs: {},
 		processes: { main },
+		sqliteFile: join(userFolder, '.n8n', 'database.sqlite'),
 		async stop() {
 			await main.stop();
 			await gate?.stop();

@@ -228,6 +228,8 @@ export function replayScenarios(e2e: E2e): void {
 					patiently(60_000),
 				);
 				await e2e.n8n.restart();
+				// Recovered once n8n is reached: each delivery has three tries within two seconds.
+				await e2e.webhooksReached();
 				const recoveredAt = Date.now();
 				const recovered = await admin.post(`/orgs/${orgId}/webhooks/${endpoint.id}/recover`, {
 					since,
