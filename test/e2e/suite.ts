@@ -5,6 +5,7 @@ import { N8nClient } from '../../tooling/n8n/client';
 import { ensureN8n, packPackage } from '../../tooling/n8n/install';
 import { tempRoot } from '../../tooling/processes';
 import { LossyProxy } from '../support/lossy-proxy';
+import { OtlpReceiver } from '../support/otlp-receiver';
 import { Receiver } from '../support/receiver';
 import { E2e, type Topology } from './context';
 import { activityScenarios, startPollingEarly } from './scenarios/activity';
@@ -17,6 +18,8 @@ import { credentialTestScenarios } from './scenarios/credential-test';
 import { oncePerEventScenarios } from './scenarios/once-per-event';
 import { outageScenarios } from './scenarios/outages';
 import { editorScenarios, replayScenarios } from './scenarios/replay';
+import { restoredN8nScenarios } from './scenarios/restored-n8n';
+import { traceScenarios } from './scenarios/traces';
 import { triggerScenarios } from './scenarios/trigger';
 import { workflowActionScenarios } from './scenarios/workflow-actions';
 
@@ -37,7 +40,10 @@ export function endToEndSuite(topology: Topology): void {
 	oncePerEventScenarios(e2e);
 	replayScenarios(e2e);
 	workflowActionScenarios(e2e);
+	// One process: its database is a file that a backup can replace.
+	if (!topology.queue) restoredN8nScenarios(e2e);
 	n8nBehaviourScenarios(e2e);
+	if (e2e.traced) traceScenarios(e2e);
 	// n8n's editor in Chromium; in queue mode a test webhook is served by main, not the webhook process.
 	if (topology.pin === '2.x' && !topology.queue) editorScenarios(e2e);
 	if (topology.pin === '2.x' && !topology.queue) operateWebhookScenarios(e2e);
@@ -72,8 +78,11 @@ function suiteContext(topology: Topology, scope: E2e['scope']): E2e {
 		const install = ensureN8n(topology.pin);
 		const tarball = packPackage(e2e.work);
 		e2e.databasePath = join(e2e.work, 'api.sqlite');
+		if (e2e.traced) e2e.collector = await OtlpReceiver.start();
+		const collector = e2e.collector?.url;
 		e2e.api = await spawnServer(
 			{
+				...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector } : {}),
 				DATABASE_PATH: e2e.databasePath,
 				WEBHOOK_ALLOW_INSECURE_URLS: 'true',
 				RATE_LIMIT_REQUESTS: '60',
@@ -86,7 +95,12 @@ function suiteContext(topology: Topology, scope: E2e['scope']): E2e {
 		);
 		e2e.proxy = await LossyProxy.start(e2e.api.url);
 		e2e.notices = await Receiver.start();
-		e2e.n8n = await topology.start(install, e2e.work, tarball);
+		e2e.n8n = await topology.start(
+			install,
+			e2e.work,
+			tarball,
+			collector ? { N8N_OTEL_ENABLED: 'true', N8N_OTEL_EXPORTER_OTLP_ENDPOINT: collector } : {},
+		);
 		e2e.client = new N8nClient(e2e.n8n);
 		await e2e.client.login();
 		await startPollingEarly(e2e);
@@ -100,6 +114,7 @@ function suiteContext(topology: Topology, scope: E2e['scope']): E2e {
 		await e2e.api?.stop();
 		await e2e.proxy?.stop();
 		await e2e.notices?.stop();
+		await e2e.collector?.stop();
 		if (e2e.work && !process.env.TRAININGLAB_E2E_KEEP)
 			rmSync(e2e.work, { recursive: true, force: true });
 		else if (e2e.work) console.log(`e2e files kept in ${e2e.work}`);

@@ -16,14 +16,14 @@ const CONCURRENCY_LIMIT = 12;
 export function singleProcess(pin: N8nPin): Topology {
 	return {
 		pin,
-		async start(install, work, tarball) {
+		async start(install, work, tarball, env) {
 			const userFolder = join(work, 'n8n-user');
 			installTarball(userFolder, tarball);
 			return await startN8n(install, userFolder, {
 				readinessGate: true,
 				// A production concurrency limit, as on n8n Cloud: a burst beyond it waits to begin
 				// (status "new"), which n8n runs itself when it starts after a crash.
-				env: { N8N_CONCURRENCY_PRODUCTION_LIMIT: String(CONCURRENCY_LIMIT) },
+				env: { N8N_CONCURRENCY_PRODUCTION_LIMIT: String(CONCURRENCY_LIMIT), ...env },
 			});
 		},
 		executors: ['main'],
