@@ -305,6 +305,7 @@ export function activityScenarios(e2e: E2e): void {
 			for (const org of SIDE_BY_SIDE) await e2e.deactivate(early.get(org)!);
 		});
 		sideBySide(
+			e2e,
 			{
 				'starts executions whose items are every member.removed event of the test, exactly once':
 					() => everyRemovalOnce(e2e),

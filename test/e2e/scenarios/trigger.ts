@@ -196,6 +196,7 @@ export function triggerScenarios(e2e: E2e): void {
 
 		// n8n 2.41 retries a failed publication for about 15 s before it reports it: side by side.
 		sideBySide(
+			e2e,
 			{
 				'fails the Activity Trigger with the message naming the admin key it needs': async () => {
 					const id = await e2e.create(
