@@ -11,6 +11,9 @@ module.exports = {
 	// jest's 5 s default fails a test that starts server processes on a loaded 2-core machine; no
 	// test here waits on a timer, so the bound only stops one that hangs.
 	testTimeout: 30_000,
+	// Two workers on a 2-core machine: most tests wait on their servers, and the fuzz test alone,
+	// a third of the whole, no longer holds up the rest (docs/testing.md has the times).
+	maxWorkers: 2,
 	globalSetup: '<rootDir>/test/global-setup.cjs',
 	globalTeardown: '<rootDir>/test/global-teardown.cjs',
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
