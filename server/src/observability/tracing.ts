@@ -10,12 +10,12 @@ import {
 	type Attributes,
 	type Context,
 	type Span,
+	type SpanContext,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, RandomIdGenerator, TracerProvider } from '@opentelemetry/sdk-trace';
 import { OtlpJsonExporter } from './otlp-exporter.ts';
+import { RecordedSpan } from './recorded-span.ts';
 
 export { SpanKind, SpanStatusCode, type Context, type Span };
 
@@ -30,38 +30,20 @@ export interface TraceHeaders {
 /**
  * The server's traces, one instance per thread, used through this object only: no global
  * OpenTelemetry state is set, so nothing else loaded in the process (another copy of the API)
- * changes it. Spans always get W3C ids, which deliveries carry in `traceparent`; they are exported
- * over OTLP/HTTP when `otlpEndpoint` is set, in batches off the request path (an exporter that is
- * down drops spans; it never slows or fails a request). Without it a span is only its ids: nothing
- * is recorded that would go nowhere.
+ * changes it. Spans always get W3C ids, which deliveries carry in `traceparent`. With
+ * `otlpEndpoint` a sampled span is recorded and exported over OTLP/HTTP, in batches off the request
+ * path (an exporter that is down drops spans; it never slows or fails a request); without it, or
+ * unsampled by its caller, a span is only its ids.
  */
 export class Tracing {
-	readonly #exporting: boolean;
-	readonly #provider: TracerProvider;
-	readonly #tracer;
+	readonly #exporter: OtlpJsonExporter | undefined;
 	readonly #contexts = new AsyncLocalStorageContextManager();
 	readonly #propagator = new W3CTraceContextPropagator();
 
 	constructor(options: { otlpEndpoint?: string; serviceName?: string } = {}) {
-		this.#exporting = options.otlpEndpoint !== undefined;
-		const spanProcessors = options.otlpEndpoint
-			? [
-					new BatchSpanProcessor({
-						exporter: new OtlpJsonExporter(options.otlpEndpoint),
-						// A trace is in the collector within about a second; a collector that is away costs
-						// at most this many spans kept in memory, then drops them.
-						scheduledDelayMillis: 1000,
-						maxQueueSize: 4096,
-					}),
-				]
-			: [];
-		this.#provider = new TracerProvider({
-			resource: resourceFromAttributes({
-				'service.name': options.serviceName ?? 'traininglab-api',
-			}),
-			spanProcessors,
-		});
-		this.#tracer = this.#provider.getTracer('traininglab-api');
+		this.#exporter = options.otlpEndpoint
+			? new OtlpJsonExporter(options.otlpEndpoint, options.serviceName ?? 'traininglab-api')
+			: undefined;
 		this.#contexts.enable();
 	}
 
@@ -75,14 +57,33 @@ export class Tracing {
 		return this.#contexts.with(context, work);
 	}
 
-	/** A span, child of `parent` (by default the active context's span). */
+	/**
+	 * A span, child of `parent`'s (by default the active context's): in its trace and sampled as it
+	 * is, or the root of a new sampled trace.
+	 */
 	startSpan(
 		name: string,
 		options: { kind?: SpanKind; attributes?: Attributes } = {},
 		parent: Context = this.active(),
 	): Span {
-		if (!this.#exporting) return idsOnlySpan(parent);
-		return this.#tracer.startSpan(name, options, parent);
+		const parentIds = trace.getSpanContext(parent);
+		const inTrace = parentIds !== undefined && isSpanContextValid(parentIds);
+		const ids: SpanContext = {
+			traceId: inTrace ? parentIds.traceId : randomHex(16),
+			spanId: randomHex(8),
+			traceFlags: inTrace ? parentIds.traceFlags : TraceFlags.SAMPLED,
+			traceState: inTrace ? parentIds.traceState : undefined,
+		};
+		if (!this.#exporter || (ids.traceFlags & TraceFlags.SAMPLED) === 0)
+			return trace.wrapSpanContext(ids);
+		return new RecordedSpan(
+			name,
+			options.kind ?? SpanKind.INTERNAL,
+			ids,
+			inTrace ? parentIds.spanId : undefined,
+			options.attributes,
+			this.#exporter,
+		);
 	}
 
 	/** `parent` with `span` as its current span. */
@@ -107,24 +108,23 @@ export class Tracing {
 		this.#contexts.disable();
 		let timer: NodeJS.Timeout | undefined;
 		await Promise.race([
-			this.#provider.shutdown().catch(() => {}),
+			this.#exporter?.shutdown(),
 			new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS))),
 		]);
 		clearTimeout(timer);
 	}
 }
 
-/** The SDK's ids, from `Math.random`: a span's ids need to be unique, not secret (crypto's are 3 times slower). */
-const ids = new RandomIdGenerator();
-
-/** A span that is only its W3C ids: in the trace of `parent`'s span (a new trace without one), sampled as it is. */
-function idsOnlySpan(parent: Context): Span {
-	const parentIds = trace.getSpanContext(parent);
-	const inTrace = parentIds !== undefined && isSpanContextValid(parentIds);
-	return trace.wrapSpanContext({
-		traceId: inTrace ? parentIds.traceId : ids.generateTraceId(),
-		spanId: ids.generateSpanId(),
-		traceFlags: inTrace ? parentIds.traceFlags : TraceFlags.SAMPLED,
-		traceState: inTrace ? parentIds.traceState : undefined,
-	});
+/**
+ * `bytes` random bytes in hex, never all zero (an invalid id), from `Math.random`: ids must be
+ * unique, not secret, and crypto's cost 3 times as much per span.
+ */
+function randomHex(bytes: number): string {
+	let hex = '';
+	while (hex.length < bytes * 2)
+		hex += Math.floor(Math.random() * 0x1_0000_0000)
+			.toString(16)
+			.padStart(8, '0');
+	hex = hex.slice(0, bytes * 2);
+	return hex === '0'.repeat(bytes * 2) ? randomHex(bytes) : hex;
 }

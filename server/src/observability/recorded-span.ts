@@ -1,0 +1,102 @@
+import {
+	SpanStatusCode,
+	type Attributes,
+	type AttributeValue,
+	type Span,
+	type SpanContext,
+	type SpanKind,
+	type SpanStatus,
+} from '@opentelemetry/api';
+
+/** Where a recorded span goes once it ends (the exporter's batch). */
+export interface SpanSink {
+	add(span: RecordedSpan): void;
+}
+
+/** Now, as OTLP writes times: nanoseconds since the Unix epoch, as a decimal string. */
+export function nowUnixNano(): string {
+	const ms = performance.timeOrigin + performance.now();
+	const whole = Math.floor(ms);
+	const nanos = Math.min(999_999, Math.round((ms - whole) * 1e6));
+	return `${whole}${String(nanos).padStart(6, '0')}`;
+}
+
+/**
+ * A span that records what an OTLP export needs — name, kind, ids, parent, times, attributes,
+ * status — and nothing else, and hands itself to `sink` when it ends. OpenTelemetry's SDK span
+ * does much more per span (limits, events, links, resource merging), which a server answering
+ * thousands of requests a second pays for on every one.
+ */
+export class RecordedSpan implements Span {
+	readonly kind: SpanKind;
+	readonly parentSpanId: string | undefined;
+	readonly startTimeUnixNano = nowUnixNano();
+	readonly attributes: Attributes;
+	name: string;
+	status: SpanStatus = { code: SpanStatusCode.UNSET };
+	endTimeUnixNano: string | undefined;
+	readonly #context: SpanContext;
+	readonly #sink: SpanSink;
+
+	constructor(
+		name: string,
+		kind: SpanKind,
+		context: SpanContext,
+		parentSpanId: string | undefined,
+		attributes: Attributes | undefined,
+		sink: SpanSink,
+	) {
+		this.name = name;
+		this.kind = kind;
+		this.#context = context;
+		this.parentSpanId = parentSpanId;
+		this.attributes = { ...attributes };
+		this.#sink = sink;
+	}
+
+	spanContext(): SpanContext {
+		return this.#context;
+	}
+
+	setAttribute(key: string, value: AttributeValue): this {
+		if (this.endTimeUnixNano === undefined) this.attributes[key] = value;
+		return this;
+	}
+
+	setAttributes(attributes: Attributes): this {
+		if (this.endTimeUnixNano === undefined) Object.assign(this.attributes, attributes);
+		return this;
+	}
+
+	setStatus(status: SpanStatus): this {
+		if (this.endTimeUnixNano === undefined) this.status = status;
+		return this;
+	}
+
+	updateName(name: string): this {
+		if (this.endTimeUnixNano === undefined) this.name = name;
+		return this;
+	}
+
+	end(): void {
+		if (this.endTimeUnixNano !== undefined) return;
+		this.endTimeUnixNano = nowUnixNano();
+		this.#sink.add(this);
+	}
+
+	isRecording(): boolean {
+		return this.endTimeUnixNano === undefined;
+	}
+
+	// Events, links and exceptions: the server records none.
+	addEvent(): this {
+		return this;
+	}
+	addLink(): this {
+		return this;
+	}
+	addLinks(): this {
+		return this;
+	}
+	recordException(): void {}
+}
