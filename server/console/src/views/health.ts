@@ -38,13 +38,29 @@ export class HealthPanel {
 	}
 }
 
-/** An endpoint's health in its row of the list: the last hour's chart, small, and one line. */
+/**
+ * An endpoint's health in its row of the list: the last hour and day as small charts, the hour in a
+ * sentence, the day in a few words, and what waits.
+ */
 export function healthCell(health: WebhookHealth): HTMLElement {
+	const day = health.last_day;
 	return h(
 		'span',
 		{ class: 'health-cell' },
-		bars(health.last_hour, 'small'),
+		h(
+			'span',
+			{ class: 'health-sparks' },
+			h('span', {}, bars(health.last_hour, 'small'), h('span', { class: 'muted' }, '1 h')),
+			h('span', {}, bars(day, 'small'), h('span', { class: 'muted' }, '24 h')),
+		),
 		h('span', { class: 'block' }, summary(health.last_hour, 'last hour')),
+		day.attempts > 0
+			? h(
+					'span',
+					{ class: 'block muted' },
+					`Last day: ${percent(day.success_rate ?? 0)} of ${day.attempts}${day.mean_answer_ms === null ? '' : `, ${day.mean_answer_ms} ms`}.`,
+				)
+			: null,
 		health.waiting > 0 ? h('span', { class: 'block muted' }, ...waitingText(health)) : null,
 	);
 }
@@ -155,13 +171,13 @@ function bars(window: HealthWindow, size: 'small' | 'large'): SVGElement {
 				height: delivered,
 			}),
 		);
-		if (size === 'large' && point.mean_answer_ms !== null)
+		if (point.mean_answer_ms !== null)
 			shapes.push(
 				svg('circle', {
 					class: 'answer',
 					cx: x + barWidth / 2,
 					cy: height - (point.mean_answer_ms / slowest) * (height - 4) - 2,
-					r: 2,
+					r: size === 'large' ? 2 : 1.5,
 				}),
 			);
 	});
