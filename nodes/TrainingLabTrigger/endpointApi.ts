@@ -82,13 +82,7 @@ async function takeOver(
 	stored: StoredEndpoint,
 	skipHeld: boolean,
 ): Promise<Endpoint | undefined> {
-	const body: Schemas['WebhookRotateSecretRequest'] = {
-		old_secret_expires_at: new Date().toISOString(),
-	};
-	const path = apiPath`/orgs/${org}/webhooks/${id}/rotate-secret`;
-	const rotated = await unlessGone(this, async () => {
-		return (await rotateSecret.call(this, 'POST', path, { body })).body;
-	});
+	const rotated = await unlessGone(this, () => newSecret(this, org, id, new Date()));
 	if (!rotated) return undefined;
 	storeEndpoint(this, stored, id, rotated.secret);
 	return await releaseEndpoint.call(this, org, id, wanted, skipHeld);
@@ -199,12 +193,8 @@ export async function rekeyEndpoint(
 	id: string,
 	stored: StoredEndpoint,
 ): Promise<void> {
-	const body: Schemas['WebhookRotateSecretRequest'] = {
-		old_secret_expires_at: new Date(Date.now() + REKEY_OVERLAP_MS).toISOString(),
-	};
 	try {
-		const path = apiPath`/orgs/${org}/webhooks/${id}/rotate-secret`;
-		const rotated = (await rotateSecret.call(this, 'POST', path, { body })).body;
+		const rotated = await newSecret(this, org, id, new Date(Date.now() + REKEY_OVERLAP_MS));
 		stored.previousWebhookSecret = stored.webhookSecret;
 		stored.previousSecretExpiresAt = rotated.previous_secret_expires_at ?? undefined;
 		stored.webhookSecret = rotated.secret;
@@ -214,4 +204,18 @@ export async function rekeyEndpoint(
 			{ error: (error as Error).message },
 		);
 	}
+}
+
+/** Gives the endpoint a new signing secret; the old one is accepted until `oldSecretExpiresAt`. */
+async function newSecret(
+	context: IHookFunctions,
+	org: string,
+	id: string,
+	oldSecretExpiresAt: Date,
+): Promise<Json<'WebhookSecretRotated'>> {
+	const body: Schemas['WebhookRotateSecretRequest'] = {
+		old_secret_expires_at: oldSecretExpiresAt.toISOString(),
+	};
+	const path = apiPath`/orgs/${org}/webhooks/${id}/rotate-secret`;
+	return (await rotateSecret.call(context, 'POST', path, { body })).body;
 }
