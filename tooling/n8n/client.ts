@@ -18,6 +18,9 @@ interface PublicationStatus {
 	triggers: Array<{ status: string; errorMessage: string | null }>;
 }
 
+/** Each n8n's writes still under way, by its URL, where its pin takes them one at a time. */
+const writesUnderWay = new Map<string, Promise<unknown>>();
+
 /** n8n's HTTP APIs: the internal REST API with the owner's session cookie, the public API with an API key. */
 export class N8nClient {
 	readonly url: string;
@@ -60,13 +63,34 @@ export class N8nClient {
 		this.#apiKeyId = '';
 	}
 
+	/**
+	 * Sends a request and reads its answer; a write waits for the writes before it where this n8n
+	 * takes them one at a time.
+	 */
+	async #request(
+		method: string,
+		url: string,
+		init: { headers: Record<string, string>; body?: string },
+	): Promise<{ ok: boolean; status: number; text: string }> {
+		const send = async () => {
+			const response = await fetch(url, { method, ...init });
+			return { ok: response.ok, status: response.status, text: await response.text() };
+		};
+		if (method === 'GET' || !PINS[this.pin].writesOneAtATime) return await send();
+		const answered = (writesUnderWay.get(this.url) ?? Promise.resolve()).then(send);
+		writesUnderWay.set(
+			this.url,
+			answered.catch(() => undefined),
+		);
+		return await answered;
+	}
+
 	async rest(method: string, path: string, body?: unknown): Promise<unknown> {
-		const response = await fetch(`${this.url}${path}`, {
-			method,
+		const response = await this.#request(method, `${this.url}${path}`, {
 			headers: { cookie: this.#cookie, ...(body ? { 'content-type': 'application/json' } : {}) },
 			body: body ? JSON.stringify(body) : undefined,
 		});
-		const text = await response.text();
+		const text = response.text;
 		if (!response.ok) throw new Error(`n8n ${method} ${path} → ${response.status}: ${text}`);
 		try {
 			return (JSON.parse(text) as { data: unknown }).data;
@@ -87,15 +111,14 @@ export class N8nClient {
 	}
 
 	async api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-		const response = await fetch(`${this.url}/api/v1${path}`, {
-			method,
+		const response = await this.#request(method, `${this.url}/api/v1${path}`, {
 			headers: {
 				'x-n8n-api-key': this.#apiKey,
 				...(body ? { 'content-type': 'application/json' } : {}),
 			},
 			body: body ? JSON.stringify(body) : undefined,
 		});
-		const text = await response.text();
+		const text = response.text;
 		if (!response.ok) throw new Error(`n8n API ${method} ${path} → ${response.status}: ${text}`);
 		return (text ? JSON.parse(text) : undefined) as T;
 	}

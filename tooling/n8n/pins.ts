@@ -54,6 +54,12 @@ export interface N8nTraits {
 	toolErrors: 'to the model' | 'end the execution';
 	/** How n8n's credential test words a refused connection. */
 	connectionRefused: string;
+	/**
+	 * Whether requests that write must reach n8n one at a time: 1.x keeps SQLite on one connection
+	 * (`DB_SQLITE_POOL_SIZE` 0), and two writes at once interleave their transactions ("no such
+	 * savepoint", "cannot commit - no transaction is active": measured with 1.123.81). 2.x pools it.
+	 */
+	writesOneAtATime: boolean;
 }
 
 /** What the main process of every version logs once it has started. */
@@ -77,6 +83,7 @@ const NEWEST_2X: N8nTraits = {
 	enqueuedAtStart: 'run',
 	toolErrors: 'to the model',
 	connectionRefused: 'ECONNREFUSED',
+	writesOneAtATime: false,
 };
 
 const NEWEST_1X: N8nTraits = {
@@ -95,6 +102,7 @@ const NEWEST_1X: N8nTraits = {
 	enqueuedAtStart: 'run',
 	toolErrors: 'end the execution',
 	connectionRefused: 'The service refused the connection - perhaps it is offline',
+	writesOneAtATime: true,
 };
 
 export const PINS: Record<N8nPin, N8nTraits> = {
@@ -106,6 +114,7 @@ export const PINS: Record<N8nPin, N8nTraits> = {
 		env: {},
 		webhooksAfterStart: false,
 		enqueuedAtStart: 'left',
+		writesOneAtATime: false,
 	},
 	'1.x-oldest': NEWEST_1X,
 	// Until a newer release shows otherwise, it behaves as the newest pinned one.
