@@ -339,7 +339,11 @@ describe('activity log', () => {
 					role: 'trainer',
 				});
 			const [failingEvent] = await systemEvent('webhook.failing', flaky.id);
-			await quick.server.webhooksIdle();
+			// Every attempt made: each of the three deliveries given up after its retry.
+			await eventually(
+				async () => (await systemEventsOf('webhook.delivery_exhausted', flaky.id)).length === 3,
+				'the three deliveries to give up',
+			);
 			expect(await systemEventsOf('webhook.failing', flaky.id)).toHaveLength(1); // once an incident
 			expect(failingEvent.actor).toBe('system');
 			expect(failingEvent.data).toEqual({
