@@ -85,15 +85,12 @@ export class E2e {
 	 */
 	constructor(
 		readonly topology: Topology,
-		readonly scope: 'full' | 'compatibility' = 'full',
+		readonly scope: 'full' | 'compatibility' | 'traces' = 'full',
 	) {}
 
-	/**
-	 * Whether the API server and n8n export traces to `collector`: n8n 2.x in one process (n8n's
-	 * tracing of webhook executions; queue-mode workers are not measured), in the full suite.
-	 */
+	/** Whether the API server and n8n export traces to `collector`: the traces suite's. */
 	get traced(): boolean {
-		return this.scope === 'full' && this.topology.pin === '2.x' && !this.topology.queue;
+		return this.scope === 'traces';
 	}
 
 	/** How the suite's n8n differs from the others (tooling/n8n/pins.ts). */

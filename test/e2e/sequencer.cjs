@@ -3,7 +3,7 @@
 // earlier run, which a fresh clone lacks. .ci/run installs the pinned n8n one after another (2.x,
 // 1.x, 2.x-oldest, 1.x-oldest) while the checks and the first suites run: the two longest, on the
 // newest 2.x, come first, the newest 1.x's next on the first worker to free, and the short ones
-// (`npm run dev`, the console's, the oldest pins') fill the other.
+// (`npm run dev`, the console's, the traces', the oldest pins') fill the other.
 const Sequencer = require('@jest/test-sequencer').default;
 
 const ORDER = [
@@ -13,6 +13,7 @@ const ORDER = [
 	'dev-command',
 	'console',
 	'console-endpoint',
+	'n8n2-traces',
 	'n8n2-oldest',
 	'n8n1-oldest',
 	'n8n-latest',

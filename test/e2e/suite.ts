@@ -43,7 +43,6 @@ export function endToEndSuite(topology: Topology): void {
 	// One process: its database is a file that a backup can replace.
 	if (!topology.queue) restoredN8nScenarios(e2e);
 	n8nBehaviourScenarios(e2e);
-	if (e2e.traced) traceScenarios(e2e);
 	// n8n's editor in Chromium; in queue mode a test webhook is served by main, not the webhook process.
 	if (topology.pin === '2.x' && !topology.queue) editorScenarios(e2e);
 	if (topology.pin === '2.x' && !topology.queue) operateWebhookScenarios(e2e);
@@ -67,6 +66,17 @@ export function compatibilitySuite(topology: Topology): void {
 	aiToolScenarios(e2e);
 	oncePerEventScenarios(e2e);
 	n8nBehaviourScenarios(e2e);
+}
+
+/**
+ * One trace from an API request into the n8n execution it starts, on an n8n 2.x of its own with
+ * tracing on. Apart from the full suite: while the full suite ran with n8n's tracing on, executions
+ * that n8n 2.41.1 ran again at its start after a kill stayed "running" for good in three runs
+ * (test/e2e/scenarios/once-per-event.ts, 2026-11-28 and 29), which no run had shown before; why,
+ * inside n8n, is not known.
+ */
+export function tracesSuite(topology: Topology): void {
+	traceScenarios(suiteContext(topology, 'traces'));
 }
 
 /** The suite's context, with n8n, the API server and the receivers started before its tests and stopped after. */
@@ -103,7 +113,7 @@ function suiteContext(topology: Topology, scope: E2e['scope']): E2e {
 		);
 		e2e.client = new N8nClient(e2e.n8n);
 		await e2e.client.login();
-		await startPollingEarly(e2e);
+		if (scope !== 'traces') await startPollingEarly(e2e);
 	}, 20 * 60_000);
 
 	beforeEach(() => e2e.testStarts());
