@@ -70,10 +70,8 @@ export function compatibilitySuite(topology: Topology): void {
 
 /**
  * One trace from an API request into the n8n execution it starts, on an n8n 2.x of its own with
- * tracing on. Apart from the full suite: while the full suite ran with n8n's tracing on, executions
- * that n8n 2.41.1 ran again at its start after a kill stayed "running" for good in three runs
- * (test/e2e/scenarios/once-per-event.ts, 2026-11-28 and 29), which no run had shown before; why,
- * inside n8n, is not known.
+ * tracing on, apart from the full suite, whose kills left executions "running" for good while
+ * n8n traced (docs/testing.md, the n8n2-traces row).
  */
 export function tracesSuite(topology: Topology): void {
 	traceScenarios(suiteContext(topology, 'traces'));
