@@ -1,7 +1,8 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { copyFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { PeerRequest, PeerTally } from './observability-peer.mts';
 import { spawnServer } from '../tooling/api/server-process.ts';
 import { load, type LoadResult } from './load.mts';
 import {
@@ -26,8 +27,9 @@ export interface ObservabilityRow {
 
 /**
  * What metrics and traces cost: the same server off (the defaults) and on (`METRICS_ENABLED`,
- * `/metrics` scraped every second as Prometheus does, spans exported to a collector that takes
- * them as fast as they come), in interleaved rounds (A B B A), on copies of the same data.
+ * `/metrics` scraped every second, spans exported to a collector that takes them as fast as they
+ * come; both in a process of their own, bench/observability-peer.mts), in interleaved rounds
+ * (A B B A), on copies of the same data.
  * Cells: the throughput benchmark's four requests at `connections`, and a drain of `backlog`
  * deliveries to one endpoint.
  */
@@ -42,14 +44,14 @@ export async function benchObservability(options: {
 	const seeded = join(dir, 'seeded.sqlite');
 	const boot = bootstrap(seeded);
 	const { versionId, sessionIds } = seedSessions(seeded, boot, options.sessions);
-	const collector = await startCollector();
+	const peer = await startPeer();
 	const receiver = await startReceiver({ recordArrivals: false });
 	const modes = {
 		off: {},
 		on: {
 			METRICS_ENABLED: 'true',
 			METRICS_TOKEN: TOKEN,
-			OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+			OTEL_EXPORTER_OTLP_ENDPOINT: peer.collectorUrl,
 		},
 	} as const;
 	type Mode = keyof typeof modes;
@@ -63,19 +65,13 @@ export async function benchObservability(options: {
 			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
 			...modes[mode],
 		});
-		const scrape =
-			mode === 'on'
-				? setInterval(() => {
-						void fetch(`${new URL(server.url).origin}/metrics`, {
-							headers: { authorization: `Bearer ${TOKEN}` },
-						}).then((response) => response.arrayBuffer());
-					}, 1000)
-				: undefined;
+		const metricsUrl = `${new URL(server.url).origin}/metrics`;
+		if (mode === 'on') peer.send({ scrape: { url: metricsUrl, token: TOKEN } });
 		return {
 			...server,
 			databasePath,
 			async stop() {
-				clearInterval(scrape);
+				if (mode === 'on') peer.send({ unscrape: metricsUrl });
 				await server.stop();
 			},
 		};
@@ -154,23 +150,34 @@ export async function benchObservability(options: {
 				rmSync(server.databasePath, { force: true });
 			}
 		rows.push({ cell: 'webhook delivery', off: median(drains.off), on: median(drains.on) });
+		// "On" that exported or scraped nothing would measure nothing.
+		const tally = await peer.tally();
+		if (tally.exports === 0 || tally.scrapes === 0)
+			throw new Error(
+				`metrics and traces on, but nothing reached the peer: ${JSON.stringify(tally)}`,
+			);
 		return rows;
 	} finally {
 		receiver.server.close();
-		collector.close();
+		peer.stop();
 		rmSync(dir, { recursive: true, force: true });
 	}
 }
 
-/** An OTLP collector that reads each export and answers at once, as a fast one would. */
-async function startCollector(): Promise<{ url: string; close(): void }> {
-	const server: Server = createServer((req, res) => {
-		req.resume();
-		req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+/** bench/observability-peer.mts in a process of its own: the collector and the scraper. */
+async function startPeer() {
+	const child: ChildProcess = fork(new URL('./observability-peer.mts', import.meta.url), {
+		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const [ready] = (await once(child, 'message')) as [{ collector: string }];
 	return {
-		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-		close: () => server.close(),
+		collectorUrl: ready.collector,
+		send: (request: PeerRequest) => child.send(request),
+		async tally(): Promise<PeerTally> {
+			const answer = once(child, 'message');
+			child.send({ tally: true } satisfies PeerRequest);
+			return ((await answer) as [{ tally: PeerTally }])[0].tally;
+		},
+		stop: () => child.disconnect(),
 	};
 }
