@@ -3,27 +3,31 @@ import { request as httpsRequest } from 'node:https';
 import type { AttributeValue } from '@opentelemetry/api';
 import type { RecordedSpan, SpanSink } from './recorded-span.ts';
 
-/** Spans kept while the collector is slow or away: past it, new ones are dropped. */
+/** Spans kept while an export is under way or the collector is slow: past it, new ones are dropped. */
 const MAX_QUEUED = 4096;
-/** Spans one export carries. */
+/** Spans one export carries: a full batch is sent at once. */
 const MAX_BATCH = 512;
-/** A span is exported within about this long of its end. */
+/** A span of a batch not yet full is exported within about this long of its end. */
 const EXPORT_EVERY_MS = 1000;
 /** How long one export may take before it is given up (its spans dropped). */
 const EXPORT_TIMEOUT_MS = 5000;
 
 /**
- * Spans to an OpenTelemetry collector over OTLP/HTTP with JSON bodies (`POST <endpoint>/v1/traces`),
- * in batches about a second apart, off the request path. A failed or slow export drops its batch:
- * traces are best effort and never hold up the server.
+ * Spans to an OpenTelemetry collector over OTLP/HTTP with JSON bodies (`POST <endpoint>/v1/traces`):
+ * a batch as soon as it is full, or a second after its first span, one export at a time. A failed
+ * or slow export drops its batch: traces are best effort and never hold up the server.
+ * A span is kept encoded, one flat string, from the moment it ends, rather than as the objects it
+ * is made of, which would outlive V8's young generation at thousands of requests a second.
  */
 export class OtlpJsonExporter implements SpanSink {
 	readonly #url: URL;
 	/** The export's `resource` and `scope`, the same in every batch. */
 	readonly #head: string;
-	#queue: RecordedSpan[] = [];
+	#queue: string[] = [];
 	#timer: NodeJS.Timeout | undefined;
-	#sending: Promise<void> = Promise.resolve();
+	/** The export under way: at most one. */
+	#sending: Promise<void> | undefined;
+	#closing = false;
 
 	constructor(endpoint: string, serviceName: string) {
 		this.#url = new URL(`${endpoint.replace(/\/+$/, '')}/v1/traces`);
@@ -31,26 +35,32 @@ export class OtlpJsonExporter implements SpanSink {
 	}
 
 	add(span: RecordedSpan): void {
-		if (this.#queue.length >= MAX_QUEUED) return;
-		this.#queue.push(span);
-		this.#timer ??= setTimeout(() => this.#flush(), EXPORT_EVERY_MS).unref();
+		if (this.#closing || this.#queue.length >= MAX_QUEUED) return;
+		this.#queue.push(spanJson(span));
+		if (this.#queue.length >= MAX_BATCH) this.#flush();
+		else this.#timer ??= setTimeout(() => this.#flush(), EXPORT_EVERY_MS).unref();
 	}
 
 	/** Sends what is queued, then stops taking spans. */
 	async shutdown(): Promise<void> {
-		clearTimeout(this.#timer);
-		while (this.#queue.length > 0) this.#flush();
-		this.add = () => {};
-		await this.#sending;
+		this.#closing = true;
+		this.#flush();
+		while (this.#sending) await this.#sending;
 	}
 
+	/** Sends the next batch, unless an export is under way: that one sends it when it ends. */
 	#flush(): void {
+		clearTimeout(this.#timer);
 		this.#timer = undefined;
+		if (this.#sending || this.#queue.length === 0) return;
 		const batch = this.#queue.splice(0, MAX_BATCH);
-		if (this.#queue.length > 0) this.#timer = setTimeout(() => this.#flush(), 0).unref();
-		if (batch.length === 0) return;
-		const body = Buffer.from(`${this.#head}${batch.map(spanJson).join(',')}]}]}]}`);
-		this.#sending = this.#sending.then(() => this.#send(body));
+		const body = Buffer.from(`${this.#head}${batch.join(',')}]}]}]}`);
+		this.#sending = this.#send(body).then(() => {
+			this.#sending = undefined;
+			if (this.#closing || this.#queue.length >= MAX_BATCH) this.#flush();
+			else if (this.#queue.length > 0)
+				this.#timer ??= setTimeout(() => this.#flush(), EXPORT_EVERY_MS).unref();
+		});
 	}
 
 	#send(body: Buffer): Promise<void> {
