@@ -29,7 +29,7 @@ export interface ObservabilityRow {
  * What metrics and traces cost: the same server off (the defaults) and on (`METRICS_ENABLED`,
  * `/metrics` scraped every second, spans exported to a collector that takes them as fast as they
  * come; both in a process of their own, bench/observability-peer.mts), in interleaved rounds
- * (A B B A), on copies of the same data.
+ * (A B B A), each round on a fresh server of each mode with its own copy of the same data.
  * Cells: the throughput benchmark's four requests at `connections`, and a drain of `backlog`
  * deliveries to one endpoint.
  */
@@ -79,7 +79,6 @@ export async function benchObservability(options: {
 	const order = (round: number): Mode[] => (round % 2 === 0 ? ['off', 'on'] : ['on', 'off']);
 	const rows: ObservabilityRow[] = [];
 	try {
-		const servers = { off: await start('off', 'requests'), on: await start('on', 'requests') };
 		const cells = [
 			{ cell: 'GET /me', path: '/me' },
 			{ cell: 'GET /sessions/{id}', path: `/sessions/${sessionIds[sessionIds.length >> 1]}` },
@@ -91,32 +90,35 @@ export async function benchObservability(options: {
 				body: { title: 'Load', lab_version_id: versionId, capacity: 20 },
 			},
 		];
-		try {
-			for (const { cell, path, method, body } of cells) {
-				const results: Record<Mode, LoadResult[]> = { off: [], on: [] };
-				for (let round = 0; round < options.rounds; round++)
-					for (const mode of order(round))
-						results[mode].push(
+		// A fresh server of each mode every round: two servers of the same build differ by a few
+		// per cent in CPU per request, as much as what is measured here, so rounds sample servers too.
+		const results = cells.map(() => ({ off: [] as LoadResult[], on: [] as LoadResult[] }));
+		for (let round = 0; round < options.rounds; round++)
+			for (const mode of order(round)) {
+				const server = await start(mode, `requests-${round}`);
+				try {
+					for (const [index, { path, method, body }] of cells.entries())
+						results[index][mode].push(
 							await load({
-								url: `${servers[mode].url}${path}`,
+								url: `${server.url}${path}`,
 								key: boot.api_key,
 								connections: options.connections,
 								seconds: options.seconds,
 								method,
 								body,
-								warmUp: round === 0,
 							}),
 						);
-				rows.push({
-					cell,
-					off: median(results.off.map((result) => result.requestsPerSecond)),
-					on: median(results.on.map((result) => result.requestsPerSecond)),
-				});
+				} finally {
+					await server.stop();
+					rmSync(server.databasePath, { force: true });
+				}
 			}
-		} finally {
-			await servers.off.stop();
-			await servers.on.stop();
-		}
+		for (const [index, { cell }] of cells.entries())
+			rows.push({
+				cell,
+				off: median(results[index].off.map((result) => result.requestsPerSecond)),
+				on: median(results[index].on.map((result) => result.requestsPerSecond)),
+			});
 
 		// Deliveries: an endpoint of the seeded organization, `backlog` changes queued while no server
 		// runs, then a server of each mode drains its copy; deliveries per second, first to last.
