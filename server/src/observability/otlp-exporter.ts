@@ -37,18 +37,24 @@ export class OtlpJsonExporter implements SpanSink {
 	add(span: RecordedSpan): void {
 		if (this.#closing || this.#queue.length >= MAX_QUEUED) return;
 		this.#queue.push(spanJson(span));
-		if (this.#queue.length >= MAX_BATCH) this.#flush();
-		else this.#timer ??= setTimeout(() => this.#flush(), EXPORT_EVERY_MS).unref();
+		this.#schedule();
 	}
 
 	/** Sends what is queued, then stops taking spans. */
 	async shutdown(): Promise<void> {
 		this.#closing = true;
-		this.#flush();
+		this.#schedule();
 		while (this.#sending) await this.#sending;
 	}
 
-	/** Sends the next batch, unless an export is under way: that one sends it when it ends. */
+	/** A full batch (or, closing, whatever is queued) now; a partial one a second after its first span. */
+	#schedule(): void {
+		if (this.#closing || this.#queue.length >= MAX_BATCH) this.#flush();
+		else if (this.#queue.length > 0)
+			this.#timer ??= setTimeout(() => this.#flush(), EXPORT_EVERY_MS).unref();
+	}
+
+	/** Sends the next batch, unless an export is under way: that one schedules the next when it ends. */
 	#flush(): void {
 		clearTimeout(this.#timer);
 		this.#timer = undefined;
@@ -57,9 +63,7 @@ export class OtlpJsonExporter implements SpanSink {
 		const body = Buffer.from(`${this.#head}${batch.join(',')}]}]}]}`);
 		this.#sending = this.#send(body).then(() => {
 			this.#sending = undefined;
-			if (this.#closing || this.#queue.length >= MAX_BATCH) this.#flush();
-			else if (this.#queue.length > 0)
-				this.#timer ??= setTimeout(() => this.#flush(), EXPORT_EVERY_MS).unref();
+			this.#schedule();
 		});
 	}
 
