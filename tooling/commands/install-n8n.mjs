@@ -160,12 +160,32 @@ function install(pin, files, cacheRoot, dir) {
 		for (const entry of readdirSync(cacheRoot))
 			if (earlier.test(entry)) rmSync(join(cacheRoot, entry), { recursive: true, force: true });
 	mkdirSync(dir, { recursive: true });
-	for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+	for (const [name, text] of Object.entries(files))
+		writeFileSync(join(dir, name), name === 'package-lock.json' ? withTarballUrls(text) : text);
 	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
 		cwd: dir,
 	});
 	buildSqlite(dir, cacheRoot);
 	writeFileSync(join(dir, '.ready'), new Date().toISOString());
+}
+
+/**
+ * The lockfile with each registry package's tarball URL filled in. Lockfiles written where npm's
+ * `omit-lockfile-registry-resolved` is set (this machine's) have none, and npm then fetches every
+ * package's registry document to find it: 2,237 documents for the 2.x pin, a third of the install's
+ * CPU. The URL follows from name and version; npm points it at the configured registry
+ * (`replace-registry-host`), and checks each tarball against the lockfile's `integrity` as before.
+ */
+function withTarballUrls(text) {
+	const lock = JSON.parse(text);
+	for (const [path, entry] of Object.entries(lock.packages ?? {})) {
+		if (!path || entry.resolved || entry.link || entry.inBundle || !entry.integrity) continue;
+		const name =
+			entry.name ?? path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+		const file = `${name.slice(name.lastIndexOf('/') + 1)}-${entry.version}.tgz`;
+		entry.resolved = `https://registry.npmjs.org/${name}/-/${file}`;
+	}
+	return JSON.stringify(lock, null, 2);
 }
 
 /**
