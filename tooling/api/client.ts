@@ -67,13 +67,22 @@ export class ApiClient {
 		return this.request<T>('DELETE', path, options);
 	}
 
-	/** Follows `Link: rel="next"` from `path` to the last page; returns every item and the pages seen. */
+	/**
+	 * Follows `Link: rel="next"` from `path` to the last page; returns every item and the pages seen.
+	 * A page refused with `429` is asked for again when its `Retry-After` has passed, as a client
+	 * should: a test reading with the key its n8n workflow also uses shares that key's budget.
+	 */
 	async getAll<T = any>(path: string): Promise<{ items: T[]; pages: number }> {
 		const items: T[] = [];
 		let next: string | null = path;
 		let pages = 0;
 		while (next) {
 			const response: ApiResponse<T[]> = await this.get<T[]>(next);
+			if (response.status === 429) {
+				const seconds = Number(response.headers.get('retry-after')) || 1;
+				await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+				continue;
+			}
 			if (response.status !== 200)
 				throw new Error(`GET ${next} → ${response.status} ${response.text}`);
 			items.push(...response.body);
