@@ -73,8 +73,14 @@ export class N8nClient {
 		init: { headers: Record<string, string>; body?: string },
 	): Promise<{ ok: boolean; status: number; text: string }> {
 		const send = async () => {
-			const response = await fetch(url, { method, ...init });
-			return { ok: response.ok, status: response.status, text: await response.text() };
+			try {
+				const response = await fetch(url, { method, ...init });
+				return { ok: response.ok, status: response.status, text: await response.text() };
+			} catch (error) {
+				// fetch's own error names neither the request nor, in its stack, the caller.
+				const cause = (error as Error & { cause?: Error }).cause?.message ?? String(error);
+				throw new Error(`n8n ${method} ${url}: ${cause}`, { cause: error });
+			}
 		};
 		if (method === 'GET' || !PINS[this.pin].writesOneAtATime) return await send();
 		const answered = (writesUnderWay.get(this.url) ?? Promise.resolve()).then(send);
