@@ -6,8 +6,8 @@ module.exports = {
 	// jest's transform cache stays in the clone, not in /tmp.
 	cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 	testEnvironment: 'node',
-	// fetch lets idle connections go before the servers close them (the file says why).
-	setupFiles: ['<rootDir>/test/support/short-keep-alive.ts'],
+	// fetch keeps no connection between requests (the file says why).
+	setupFiles: ['<rootDir>/test/support/no-keep-alive.ts'],
 	// Every failure again at the end, beside the counts, where a CI log's tail shows it.
 	reporters: [['default', { summaryThreshold: 0 }]],
 	// Each test with its time, so that a CI log shows where a suite's minutes go.
