@@ -354,9 +354,9 @@ const comparedFrom =
 	(at) =>
 		at >= from + freshWarmupMs && at < from + MINUTE_MS;
 const minuteStarts = Array.from({ length: minutes }, (_, i) => measuredFrom + i * MINUTE_MS);
-const [first, last] = [minuteStarts[0], minuteStarts.at(-1)!];
-const ofSamples = (pick: 'rssMb' | 'fds' | 'keptRows') => (from: number) =>
-	mean(samples.filter((s) => minuteFrom(from)(s.at)).map((s) => s[pick]));
+/** Samples of the minutes starting at `starts`, averaged. */
+const ofSamples = (pick: 'rssMb' | 'fds' | 'keptRows') => (starts: number[]) =>
+	mean(samples.filter((s) => starts.some((from) => minuteFrom(from)(s.at))).map((s) => s[pick]));
 const p99Within = (requests: Array<{ at: number; ms: number }>, window: Window) =>
 	percentile(
 		requests.filter((r) => window(r.at)).map((r) => r.ms),
@@ -372,41 +372,37 @@ const serverP99OverFresh = (starts: number[]) =>
 const clientP99OverFresh = (starts: number[]) =>
 	percentile(latencies.within(comparedIn(starts)), 99) /
 	percentile(freshLatencies.within(comparedIn(starts)), 99);
-// Latency compares the first half of the minutes with the last, pooled: one minute's p99 ratio on a
-// 2-core machine wanders by ±15 % with no direction (docs/performance.md), as much as the bound.
+// Memory compares the first minute with the last, where a leak shows most. Latency compares the
+// first half of the minutes with the last, pooled: one minute's p99 ratio on a 2-core machine
+// wanders by ±15 % with no direction (docs/performance.md), as much as the bound.
+const firstAndLast = [[minuteStarts[0]], [minuteStarts.at(-1)!]];
 const half = Math.floor(minutes / 2);
-const [firstHalf, lastHalf] = [minuteStarts.slice(0, half), minuteStarts.slice(-half)];
+const halves = [minuteStarts.slice(0, half), minuteStarts.slice(-half)];
+const pooled = `(pooled: the first ${half} minutes, the last ${half})`;
 const metrics = [
-	{ name: 'memory (RSS, MB, mean)', of: ofSamples('rssMb') },
-	{ name: 'open file descriptors (mean)', of: ofSamples('fds') },
+	{ name: 'memory (RSS, MB, mean)', of: ofSamples('rssMb'), compared: firstAndLast },
+	{ name: 'open file descriptors (mean)', of: ofSamples('fds'), compared: firstAndLast },
 	{
 		name: 'events, deliveries and attempts kept (rows, mean; retention of minutes)',
 		of: ofSamples('keptRows'),
+		compared: firstAndLast,
 	},
-]
-	.map(({ name, of }) => ({
-		name,
-		first: of(first),
-		last: of(last),
-		perMinute: minuteStarts.map(of),
-	}))
-	.concat(
-		[
-			{
-				name: `request p99 inside the server, over the fresh server's (pooled: the first ${half} minutes, the last ${half})`,
-				of: serverP99OverFresh,
-			},
-			{
-				name: `request p99 as the client sees it, over the fresh server's (pooled: the first ${half} minutes, the last ${half})`,
-				of: clientP99OverFresh,
-			},
-		].map(({ name, of }) => ({
-			name,
-			first: of(firstHalf),
-			last: of(lastHalf),
-			perMinute: minuteStarts.map((from) => of([from])),
-		})),
-	);
+	{
+		name: `request p99 inside the server, over the fresh server's ${pooled}`,
+		of: serverP99OverFresh,
+		compared: halves,
+	},
+	{
+		name: `request p99 as the client sees it, over the fresh server's ${pooled}`,
+		of: clientP99OverFresh,
+		compared: halves,
+	},
+].map(({ name, of, compared: [before, after] }) => ({
+	name,
+	first: of(before),
+	last: of(after),
+	perMinute: minuteStarts.map((from) => of([from])),
+}));
 metrics.push({
 	name: 'V8 heap live after a full GC (MB; before and after the measurement)',
 	first: liveHeapBefore,
