@@ -109,11 +109,12 @@ export class N8nClient {
 
 	/** A JSON document the editor loads (e.g. `/types/nodes.json`), with the owner's session. */
 	async editorJson<T = any>(path: string): Promise<T> {
-		const response = await fetch(`${this.url}${path}`, { headers: { cookie: this.#cookie } });
-		const text = await response.text();
+		const response = await this.#request('GET', `${this.url}${path}`, {
+			headers: { cookie: this.#cookie },
+		});
 		if (!response.ok)
-			throw new Error(`n8n GET ${path} → ${response.status}: ${text.slice(0, 500)}`);
-		return JSON.parse(text) as T;
+			throw new Error(`n8n GET ${path} → ${response.status}: ${response.text.slice(0, 500)}`);
+		return JSON.parse(response.text) as T;
 	}
 
 	async api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
