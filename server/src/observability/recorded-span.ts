@@ -13,12 +13,17 @@ export interface SpanSink {
 	add(span: RecordedSpan): void;
 }
 
-/** Now, as OTLP writes times: nanoseconds since the Unix epoch, as a decimal string. */
-export function nowUnixNano(): string {
-	const ms = performance.timeOrigin + performance.now();
-	const whole = Math.floor(ms);
-	const nanos = Math.min(999_999, Math.round((ms - whole) * 1e6));
-	return `${whole}${String(nanos).padStart(6, '0')}`;
+/** Now, in milliseconds since the Unix epoch, to the microsecond or better. */
+function nowMs(): number {
+	return performance.timeOrigin + performance.now();
+}
+
+/**
+ * A time from `nowMs` as OTLP writes times: nanoseconds since the Unix epoch, as a decimal string,
+ * to the microsecond (about 1.8e15 µs since 1970 is well within a double's exact integers).
+ */
+export function unixNano(ms: number): string {
+	return `${Math.round(ms * 1000)}000`;
 }
 
 /**
@@ -30,11 +35,12 @@ export function nowUnixNano(): string {
 export class RecordedSpan implements Span {
 	readonly kind: SpanKind;
 	readonly parentSpanId: string | undefined;
-	readonly startTimeUnixNano = nowUnixNano();
+	/** Milliseconds since the Unix epoch (see `unixNano`). */
+	readonly startTime = nowMs();
 	readonly attributes: Attributes;
 	name: string;
 	status: SpanStatus = { code: SpanStatusCode.UNSET };
-	endTimeUnixNano: string | undefined;
+	endTime: number | undefined;
 	readonly #context: SpanContext;
 	readonly #sink: SpanSink;
 
@@ -59,33 +65,33 @@ export class RecordedSpan implements Span {
 	}
 
 	setAttribute(key: string, value: AttributeValue): this {
-		if (this.endTimeUnixNano === undefined) this.attributes[key] = value;
+		if (this.endTime === undefined) this.attributes[key] = value;
 		return this;
 	}
 
 	setAttributes(attributes: Attributes): this {
-		if (this.endTimeUnixNano === undefined) Object.assign(this.attributes, attributes);
+		if (this.endTime === undefined) Object.assign(this.attributes, attributes);
 		return this;
 	}
 
 	setStatus(status: SpanStatus): this {
-		if (this.endTimeUnixNano === undefined) this.status = status;
+		if (this.endTime === undefined) this.status = status;
 		return this;
 	}
 
 	updateName(name: string): this {
-		if (this.endTimeUnixNano === undefined) this.name = name;
+		if (this.endTime === undefined) this.name = name;
 		return this;
 	}
 
 	end(): void {
-		if (this.endTimeUnixNano !== undefined) return;
-		this.endTimeUnixNano = nowUnixNano();
+		if (this.endTime !== undefined) return;
+		this.endTime = nowMs();
 		this.#sink.add(this);
 	}
 
 	isRecording(): boolean {
-		return this.endTimeUnixNano === undefined;
+		return this.endTime === undefined;
 	}
 
 	// Events, links and exceptions: the server records none.
