@@ -9,11 +9,11 @@ import { errorHandler, notFoundHandler } from './http/error-handler.ts';
 import { ApiError } from './core/errors.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { RateLimiter } from './http/rate-limit.ts';
-import { countRequests, metricsEndpoint } from './http/metrics-endpoint.ts';
+import { metricsEndpoint } from './http/metrics-endpoint.ts';
 import { mountRoutes } from './http/router.ts';
 import type { ServerMetrics } from './observability/metrics.ts';
 import type { Tracing } from './observability/tracing.ts';
-import { traceRequests } from './http/request-span.ts';
+import { observeRequests } from './http/request-observer.ts';
 import type { CursorSeal } from './core/cursor-seal.ts';
 import { ROUTES } from './routes/index.ts';
 import type { Services } from './services/index.ts';
@@ -42,8 +42,10 @@ export function createApp(deps: AppDeps): Express {
 	app.disable('x-powered-by');
 	app.set('etag', false);
 	const metrics = deps.config.metrics.enabled ? deps.metrics : undefined;
-	if (metrics) app.use(countRequests(metrics, API_PREFIX, ROUTES));
-	if (deps.tracing) app.use(traceRequests(deps.tracing));
+	if (metrics || deps.tracing)
+		app.use(
+			observeRequests({ tracing: deps.tracing, metrics, apiPrefix: API_PREFIX, routes: ROUTES }),
+		);
 	app.use(guardRequest);
 	// No endpoint answers OPTIONS (there is no CORS: keys never belong in a browser); without this,
 	// Express would answer with the list of methods of any path, to anyone.

@@ -133,6 +133,28 @@ describe('GET /metrics', () => {
 		expect(oldest).toBeLessThan(60);
 	});
 
+	// The server notes requests and counts them a few hundred at a time, and at each scrape.
+	it('counts every request answered between two scrapes, however many', async () => {
+		const healthz = (all: Sample[], name: string, labels: Record<string, string> = {}) =>
+			total(all, name, { method: 'GET', route: '/healthz', status: '200', ...labels });
+		const before = await samples();
+		for (let batch = 0; batch < 60; batch++)
+			await Promise.all(
+				Array.from({ length: 10 }, async () => {
+					const response = await fetch(`${origin()}/healthz`);
+					expect(response.status).toBe(200);
+				}),
+			);
+		const after = await samples();
+		const counted = (name: string, labels?: Record<string, string>) =>
+			healthz(after, name, labels) - healthz(before, name, labels);
+		expect({
+			count: counted('traininglab_http_request_duration_seconds_count'),
+			inBuckets: counted('traininglab_http_request_duration_seconds_bucket', { le: '+Inf' }),
+		}).toEqual({ count: 600, inBuckets: 600 });
+		expect(counted('traininglab_http_request_duration_seconds_sum')).toBeGreaterThan(0);
+	});
+
 	it('names only route templates, methods and status codes in its labels: no key, secret, id, URL or query', async () => {
 		const other = await createOrg(server);
 		const hook = await subscribe('/labels', ['member.removed']);

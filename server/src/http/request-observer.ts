@@ -1,0 +1,80 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { ServerMetrics } from '../observability/metrics.ts';
+import { SpanKind, SpanStatusCode, type Tracing } from '../observability/tracing.ts';
+import type { AnyRoute } from './route.ts';
+import { notedRoute } from './router.ts';
+
+/** Paths outside the API that keep their own name in the `route` label. */
+const OTHER_ROUTES = ['/healthz', '/metrics', '/console'];
+
+/**
+ * What every request leaves behind, from one pair of listeners on its answer:
+ * - with `tracing`, a server span, child of the caller's `traceparent` when it sends one; the
+ *   handler runs in it, so that the events it records are spans of the same trace;
+ * - with `metrics`, its duration under its route template, once the answer has been handed to the
+ *   socket (a request whose client went away first is not counted).
+ * Both are named by the route template (never the path: no ids in span names or labels).
+ */
+export function observeRequests(options: {
+	tracing?: Tracing;
+	metrics?: ServerMetrics;
+	apiPrefix: string;
+	routes: readonly AnyRoute[];
+}) {
+	const { tracing, metrics } = options;
+	const templateOf = routeMatcher(options.apiPrefix, options.routes);
+	return (req: Request, res: Response, next: NextFunction): void => {
+		const started = performance.now();
+		const parent = tracing?.extract(req.headers);
+		const span = tracing?.startSpan(
+			req.method,
+			{ kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
+			parent,
+		);
+		let ended = false;
+		const end = () => {
+			if (ended) return;
+			ended = true;
+			const route = notedRoute(res);
+			if (span) {
+				if (route) {
+					span.updateName(`${req.method} ${route}`);
+					span.setAttribute('http.route', route);
+				}
+				span.setAttribute('http.response.status_code', res.statusCode);
+				if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+				span.end();
+			}
+			if (metrics && res.writableFinished) {
+				const seconds = (performance.now() - started) / 1000;
+				// Requests refused before routing (a 429) are matched against the table.
+				metrics.request(
+					req.method,
+					route ?? templateOf(req.method, req.path),
+					res.statusCode,
+					seconds,
+				);
+			}
+		};
+		res.on('finish', end);
+		res.on('close', end);
+		if (tracing && span) tracing.run(tracing.withSpan(parent!, span), next);
+		else next();
+	};
+}
+
+/** The route template a path falls under, or undefined: from the table, then the paths outside the API. */
+function routeMatcher(apiPrefix: string, routes: readonly AnyRoute[]) {
+	const compiled = routes.map((route) => ({
+		method: route.method.toUpperCase(),
+		template: `${apiPrefix}${route.path}`,
+		pattern: new RegExp(`^${apiPrefix}${route.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+	}));
+	return (method: string, path: string): string | undefined => {
+		if (path.startsWith(`${apiPrefix}/`)) {
+			const found = compiled.find((route) => route.method === method && route.pattern.test(path));
+			return found?.template;
+		}
+		return OTHER_ROUTES.find((other) => path === other || path.startsWith(`${other}/`));
+	};
+}
