@@ -7,7 +7,7 @@ export interface LoadResult {
 	errors: number;
 }
 
-/** Load from this process (the server runs in its own): autocannon, after a 1 s warm-up if asked. */
+/** Load from this process (the server runs in its own): autocannon, after a warm-up (1 s unless told; none with `warmUp: false`). */
 export async function load(options: {
 	url: string;
 	key: string;
@@ -16,6 +16,7 @@ export async function load(options: {
 	method?: 'GET' | 'POST';
 	body?: unknown;
 	warmUp?: boolean;
+	warmUpSeconds?: number;
 }): Promise<LoadResult> {
 	const request = {
 		url: options.url,
@@ -27,7 +28,8 @@ export async function load(options: {
 		},
 		body: options.body ? JSON.stringify(options.body) : undefined,
 	};
-	if (options.warmUp !== false) await autocannon({ ...request, duration: 1 });
+	if (options.warmUp !== false)
+		await autocannon({ ...request, duration: options.warmUpSeconds ?? 1 });
 	const result = await autocannon({ ...request, duration: options.seconds });
 	return {
 		requestsPerSecond: Math.round(result.requests.average),
