@@ -7,7 +7,7 @@ import { unixNano, type RecordedSpan, type SpanSink } from './recorded-span.ts';
 const MAX_QUEUED = 4096;
 /** Spans one export carries: a full batch is sent at once. */
 const MAX_BATCH = 512;
-/** Ended spans are written into the batch this many at a time (a divisor of MAX_BATCH). */
+/** Ended spans are written into the batch this many at a time. */
 const ENCODE_EVERY = 64;
 /** Room for one batch's body: a server span is about 500 bytes; a batch that fills it is sent early. */
 const BATCH_BYTES = 512 * 1024;
@@ -58,7 +58,7 @@ export class OtlpJsonExporter implements SpanSink {
 		if (this.#closing || this.#queued >= MAX_QUEUED) return;
 		this.#queued++;
 		if (this.#ended.push(span) < ENCODE_EVERY) {
-			this.#timer ??= setTimeout(() => this.#flush(), EXPORT_EVERY_MS).unref();
+			this.#flushWithinASecond();
 			return;
 		}
 		this.#encodeEnded();
@@ -105,8 +105,11 @@ export class OtlpJsonExporter implements SpanSink {
 		const first = this.#batches[0];
 		if (first && (this.#closing || this.#batches.length > 1 || first.spans === MAX_BATCH))
 			this.#flush();
-		else if (first || this.#ended.length > 0)
-			this.#timer ??= setTimeout(() => this.#flush(), EXPORT_EVERY_MS).unref();
+		else if (first || this.#ended.length > 0) this.#flushWithinASecond();
+	}
+
+	#flushWithinASecond(): void {
+		this.#timer ??= setTimeout(() => this.#flush(), EXPORT_EVERY_MS).unref();
 	}
 
 	/** Sends the oldest batch, unless an export is under way: that one schedules the next when it ends. */
