@@ -1,32 +1,88 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTraceState, SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
-import { OtlpJsonExporter } from '../../server/src/observability/otlp-exporter.ts';
-import { RecordedSpan, unixNano } from '../../server/src/observability/recorded-span.ts';
+import {
+	createTraceState,
+	SpanKind,
+	SpanStatusCode,
+	TraceFlags,
+	type Attributes,
+	type AttributeValue,
+} from '@opentelemetry/api';
+import fc from 'fast-check';
+import { OtlpExporter } from '../../server/src/observability/otlp-exporter.ts';
+import { RecordedSpan } from '../../server/src/observability/recorded-span.ts';
+import {
+	decodeTraceExport,
+	type AnyValue,
+	type DecodedExport,
+	type DecodedSpan,
+} from '../support/otlp-protobuf.ts';
 
-// The exporter writes OTLP's JSON by hand (it is on the request thread); what a collector parses
-// from it must be every field of the span, whatever its attributes hold.
-it('exports each field and attribute of a span as OTLP JSON that parses back to it', async () => {
-	const bodies: string[] = [];
+// The exporter writes OTLP's protobuf by hand, a span as it ends; protobufjs, reading the export as
+// a collector would, must find every field of every span, whatever its attributes hold.
+
+/** A collector on a free port that keeps each export, decoded. */
+async function startCollector() {
+	const exports: DecodedExport[] = [];
+	const contentTypes = new Set<string | undefined>();
 	const collector = createServer((req, res) => {
-		let body = '';
-		req.on('data', (chunk) => (body += chunk));
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
-			bodies.push(body);
-			res.end('{}');
+			contentTypes.add(req.headers['content-type']);
+			exports.push(decodeTraceExport(Buffer.concat(chunks)));
+			res.end();
 		});
 	});
 	await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
-	const exporter = new OtlpJsonExporter(
-		`http://127.0.0.1:${(collector.address() as AddressInfo).port}/`,
-		'service "quoted"',
+	return {
+		url: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+		exports,
+		contentTypes,
+		/** Every span exported, in the order they arrived. */
+		spans: (): DecodedSpan[] =>
+			exports.flatMap((body) => body.resourceSpans[0].scopeSpans[0].spans),
+		close: () => collector.close(),
+	};
+}
+
+/** OTLP's nanoseconds for a span time in milliseconds, to the microsecond. */
+const nanos = (ms: number) => String(BigInt(Math.round(ms * 1000)) * 1000n);
+
+/** What a collector reads for an attribute value: strings well formed, integers in int64, nulls left out of lists. */
+function expectedValue(value: AttributeValue): AnyValue {
+	if (typeof value === 'string') return { stringValue: value.toWellFormed() };
+	if (typeof value === 'boolean') return { boolValue: value };
+	if (typeof value === 'number')
+		return Number.isInteger(value) && Math.abs(value) < 2 ** 63
+			? { intValue: BigInt(value).toString() }
+			: { doubleValue: value };
+	const items = (value as unknown[]).filter((item) => item !== null && item !== undefined);
+	return { arrayValue: { values: items.map((item) => expectedValue(item as AttributeValue)) } };
+}
+
+function recorded(name: string, index: number, attributes?: Attributes): RecordedSpan {
+	const id = (index + 1).toString(16).padStart(16, '0');
+	return new RecordedSpan(
+		name,
+		SpanKind.INTERNAL,
+		{ traceId: id.repeat(2), spanId: id, traceFlags: TraceFlags.SAMPLED },
+		undefined,
+		attributes,
+		exporter!,
 	);
+}
+let exporter: OtlpExporter | undefined;
+
+it('exports each field and attribute of a span as OTLP protobuf that decodes back to it', async () => {
+	const collector = await startCollector();
+	exporter = new OtlpExporter(`${collector.url}/`, 'service "ünïcode"');
 	const span = new RecordedSpan(
 		'GET',
 		SpanKind.SERVER,
 		{
 			traceId: '0af7651916cd43dd8448eb211c80319c',
-			spanId: 'b7ad6b7169203331',
+			spanId: 'B7AD6B7169203331',
 			traceFlags: TraceFlags.SAMPLED,
 			traceState: createTraceState('vendor=a:b,other=c'),
 		},
@@ -37,7 +93,11 @@ it('exports each field and attribute of a span as OTLP JSON that parses back to 
 	span.updateName('GET /orgs/{orgId} "ünïcode"\n');
 	span.setAttributes({
 		text: 'line\nbreak "quote" \\ \u2028',
+		long: 'x'.repeat(200),
 		whole: 204,
+		negative: -5,
+		huge: 2 ** 60,
+		tooLarge: 2 ** 64,
 		fraction: 0.25,
 		flag: false,
 		list: ['a', 1, true, null as unknown as string],
@@ -45,24 +105,19 @@ it('exports each field and attribute of a span as OTLP JSON that parses back to 
 	});
 	span.setStatus({ code: SpanStatusCode.ERROR, message: 'failed: "why"' });
 	span.end();
-	const root = new RecordedSpan(
-		'event',
-		SpanKind.INTERNAL,
-		{ traceId: '1'.repeat(32), spanId: '2'.repeat(16), traceFlags: TraceFlags.SAMPLED },
-		undefined,
-		undefined,
-		exporter,
-	);
+	const root = recorded('', 0);
 	root.end();
 	await exporter.shutdown();
 	collector.close();
 
-	expect(bodies).toHaveLength(1);
-	const exported = JSON.parse(bodies[0]);
-	expect(exported.resourceSpans[0].resource.attributes).toEqual([
-		{ key: 'service.name', value: { stringValue: 'service "quoted"' } },
+	expect(collector.contentTypes).toEqual(new Set(['application/x-protobuf']));
+	expect(collector.exports).toHaveLength(1);
+	const [resourceSpans] = collector.exports[0].resourceSpans;
+	expect(resourceSpans.resource.attributes).toEqual([
+		{ key: 'service.name', value: { stringValue: 'service "ünïcode"' } },
 	]);
-	expect(exported.resourceSpans[0].scopeSpans[0].spans).toEqual([
+	expect(resourceSpans.scopeSpans[0].scope).toEqual({ name: 'service "ünïcode"' });
+	expect(collector.spans()).toEqual([
 		{
 			traceId: '0af7651916cd43dd8448eb211c80319c',
 			spanId: 'b7ad6b7169203331',
@@ -70,19 +125,23 @@ it('exports each field and attribute of a span as OTLP JSON that parses back to 
 			traceState: 'vendor=a:b,other=c',
 			name: 'GET /orgs/{orgId} "ünïcode"\n',
 			kind: 2,
-			startTimeUnixNano: unixNano(span.startTime),
-			endTimeUnixNano: unixNano(span.endTime!),
+			startTimeUnixNano: nanos(span.startTime),
+			endTimeUnixNano: nanos(span.endTime!),
 			attributes: [
 				{ key: 'http.request.method', value: { stringValue: 'GET' } },
 				{ key: 'text', value: { stringValue: 'line\nbreak "quote" \\ \u2028' } },
-				{ key: 'whole', value: { intValue: 204 } },
+				{ key: 'long', value: { stringValue: 'x'.repeat(200) } },
+				{ key: 'whole', value: { intValue: '204' } },
+				{ key: 'negative', value: { intValue: '-5' } },
+				{ key: 'huge', value: { intValue: '1152921504606846976' } },
+				{ key: 'tooLarge', value: { doubleValue: 2 ** 64 } },
 				{ key: 'fraction', value: { doubleValue: 0.25 } },
 				{ key: 'flag', value: { boolValue: false } },
 				{
 					key: 'list',
 					value: {
 						arrayValue: {
-							values: [{ stringValue: 'a' }, { intValue: 1 }, { boolValue: true }],
+							values: [{ stringValue: 'a' }, { intValue: '1' }, { boolValue: true }],
 						},
 					},
 				},
@@ -90,75 +149,98 @@ it('exports each field and attribute of a span as OTLP JSON that parses back to 
 			status: { code: SpanStatusCode.ERROR, message: 'failed: "why"' },
 		},
 		{
-			traceId: '1'.repeat(32),
-			spanId: '2'.repeat(16),
-			name: 'event',
+			traceId: '0000000000000001'.repeat(2),
+			spanId: '0000000000000001',
+			name: '',
 			kind: 1,
-			startTimeUnixNano: unixNano(root.startTime),
-			endTimeUnixNano: unixNano(root.endTime!),
+			startTimeUnixNano: nanos(root.startTime),
+			endTimeUnixNano: nanos(root.endTime!),
 			attributes: [],
-			status: { code: SpanStatusCode.UNSET },
 		},
 	]);
-	expect(unixNano(span.startTime)).toMatch(/^\d{19}$/);
+	expect(nanos(span.startTime)).toMatch(/^\d{19}$/);
 });
 
-/** A collector on a free port that keeps each export's spans. */
-async function startCollector() {
-	const exports: unknown[][] = [];
-	const collector = createServer((req, res) => {
-		let body = '';
-		req.setEncoding('utf8');
-		req.on('data', (chunk) => (body += chunk));
-		req.on('end', () => {
-			exports.push(JSON.parse(body).resourceSpans[0].scopeSpans[0].spans);
-			res.end('{}');
-		});
-	});
-	await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
-	return {
-		url: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
-		exports,
-		close: () => collector.close(),
-	};
-}
+// Lengths are written after what they measure, and moved when they take one byte more or less:
+// attributes of every size and kind, around those boundaries, in spans filling several batches.
+it('decodes back whatever the attributes hold, across batches', async () => {
+	const value: fc.Arbitrary<AttributeValue> = fc.oneof(
+		fc.string({ unit: 'binary', maxLength: 300 }),
+		fc.string({ unit: 'grapheme-ascii', minLength: 100, maxLength: 20_000 }),
+		fc.boolean(),
+		fc.maxSafeInteger(),
+		fc.bigInt({ min: -(2n ** 63n) + 1n, max: 2n ** 63n - 1n }).map(Number),
+		fc.double(),
+		fc.array(fc.oneof(fc.string({ maxLength: 140 }), fc.integer(), fc.constant(null)), {
+			maxLength: 40,
+		}) as fc.Arbitrary<AttributeValue>,
+	);
+	const spans = fc.array(
+		fc.record({
+			name: fc.string({ unit: 'binary', maxLength: 200 }),
+			attributes: fc.dictionary(fc.string({ maxLength: 150 }), value, { maxKeys: 8 }),
+		}),
+		{ minLength: 1, maxLength: 120 },
+	);
+	await fc.assert(
+		fc.asyncProperty(spans, async (ended) => {
+			const collector = await startCollector();
+			exporter = new OtlpExporter(collector.url, 'api');
+			for (const [index, { name, attributes }] of ended.entries())
+				recorded(name, index, attributes).end();
+			await exporter.shutdown();
+			collector.close();
 
-function endSpan(exporter: OtlpJsonExporter, index: number, attributes = {}): void {
-	const id = (index + 1).toString(16).padStart(16, '0');
-	new RecordedSpan(
-		`span ${index}`,
-		SpanKind.INTERNAL,
-		{ traceId: id.repeat(2), spanId: id, traceFlags: TraceFlags.SAMPLED },
-		undefined,
-		attributes,
-		exporter,
-	).end();
-}
+			expect(
+				collector.spans().map(({ name, attributes }) => ({
+					name,
+					attributes: Object.fromEntries(attributes.map(({ key, value }) => [key, value])),
+				})),
+			).toEqual(
+				ended.map(({ name, attributes }) => ({
+					name: name.toWellFormed(),
+					attributes: Object.fromEntries(
+						Object.entries(attributes).map(([key, item]) => [
+							key.toWellFormed(),
+							expectedValue(item),
+						]),
+					),
+				})),
+			);
+		}),
+		{ numRuns: 40 },
+	);
+});
 
-it('sends at most 512 spans an export, and a span larger than a batch whole', async () => {
+it('sends at most 512 spans an export, a span larger than a batch whole, and drops one over 16 MiB', async () => {
 	const collector = await startCollector();
-	const exporter = new OtlpJsonExporter(collector.url, 'api');
+	exporter = new OtlpExporter(collector.url, 'api');
 	const large = 'ü'.repeat(400_000);
 	for (let index = 0; index < 1100; index++)
-		endSpan(exporter, index, index === 700 ? { large } : {});
+		recorded(`span ${index}`, index, index === 700 ? { large } : {}).end();
+	recorded('too large', 1100, { text: 'x'.repeat(17 * 1024 * 1024) }).end();
+	recorded('after', 1101).end();
 	await exporter.shutdown();
 	collector.close();
 
-	expect(collector.exports.every((spans) => spans.length <= 512)).toBe(true);
-	const names = collector.exports.flat().map((span) => (span as { name: string }).name);
-	expect(names).toEqual(Array.from({ length: 1100 }, (_, index) => `span ${index}`));
-	const exported = collector.exports.flat()[700] as { attributes: unknown[] };
-	expect(exported.attributes).toEqual([{ key: 'large', value: { stringValue: large } }]);
+	expect(
+		collector.exports.every((body) => body.resourceSpans[0].scopeSpans[0].spans.length <= 512),
+	).toBe(true);
+	const names = collector.spans().map((span) => span.name);
+	expect(names).toEqual([...Array.from({ length: 1100 }, (_, index) => `span ${index}`), 'after']);
+	expect(collector.spans()[700].attributes).toEqual([
+		{ key: 'large', value: { stringValue: large } },
+	]);
 });
 
 it('drops spans past 4,096 waiting while an export is under way, and sends the rest after', async () => {
 	const collector = await startCollector();
-	const exporter = new OtlpJsonExporter(collector.url, 'api');
+	exporter = new OtlpExporter(collector.url, 'api');
 	// In one turn of the event loop: the first 512 leave at once, 4,096 more wait their turn.
-	for (let index = 0; index < 6000; index++) endSpan(exporter, index);
+	for (let index = 0; index < 6000; index++) recorded(`span ${index}`, index).end();
 	await exporter.shutdown();
 	collector.close();
 
-	const names = collector.exports.flat().map((span) => (span as { name: string }).name);
+	const names = collector.spans().map((span) => span.name);
 	expect(names).toEqual(Array.from({ length: 512 + 4096 }, (_, index) => `span ${index}`));
 });

@@ -13,17 +13,11 @@ export interface SpanSink {
 	add(span: RecordedSpan): void;
 }
 
+const TIME_ORIGIN = performance.timeOrigin;
+
 /** Now, in milliseconds since the Unix epoch, to the microsecond or better. */
 function nowMs(): number {
-	return performance.timeOrigin + performance.now();
-}
-
-/**
- * A time from `nowMs` as OTLP writes times: nanoseconds since the Unix epoch, as a decimal string,
- * to the microsecond (about 1.8e15 µs since 1970 is well within a double's exact integers).
- */
-export function unixNano(ms: number): string {
-	return `${Math.round(ms * 1000)}000`;
+	return TIME_ORIGIN + performance.now();
 }
 
 /**
@@ -35,7 +29,7 @@ export function unixNano(ms: number): string {
 export class RecordedSpan implements Span {
 	readonly kind: SpanKind;
 	readonly parentSpanId: string | undefined;
-	/** Milliseconds since the Unix epoch (see `unixNano`). */
+	/** Milliseconds since the Unix epoch, to the microsecond or better. */
 	readonly startTime = nowMs();
 	readonly attributes: Attributes;
 	name: string;

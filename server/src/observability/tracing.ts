@@ -15,7 +15,7 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OtlpJsonExporter } from './otlp-exporter.ts';
+import { OtlpExporter } from './otlp-exporter.ts';
 import { RecordedSpan } from './recorded-span.ts';
 
 export { SpanKind, SpanStatusCode, type Context, type Span };
@@ -37,13 +37,13 @@ export interface TraceHeaders {
  * unsampled by its caller, a span is only its ids.
  */
 export class Tracing {
-	readonly #exporter: OtlpJsonExporter | undefined;
+	readonly #exporter: OtlpExporter | undefined;
 	readonly #contexts = new AsyncLocalStorageContextManager();
 	readonly #propagator = new W3CTraceContextPropagator();
 
 	constructor(options: { otlpEndpoint?: string; serviceName?: string } = {}) {
 		this.#exporter = options.otlpEndpoint
-			? new OtlpJsonExporter(options.otlpEndpoint, options.serviceName ?? 'traininglab-api')
+			? new OtlpExporter(options.otlpEndpoint, options.serviceName ?? 'traininglab-api')
 			: undefined;
 		this.#contexts.enable();
 	}
