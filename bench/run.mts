@@ -106,7 +106,14 @@ add(
 
 const observabilityOptions = SMOKE
 	? { rounds: 1, seconds: 1, warmUpSeconds: 1, connections: 10, sessions: 1_000, backlog: 200 }
-	: { rounds: 10, seconds: 2, warmUpSeconds: 3, connections: 10, sessions: 10_000, backlog: 20_000 };
+	: {
+			rounds: 10,
+			seconds: 2,
+			warmUpSeconds: 3,
+			connections: 10,
+			sessions: 10_000,
+			backlog: 20_000,
+		};
 console.error(
 	`metrics (scraped every second) and traces (exported) on, against off: ${observabilityOptions.rounds} interleaved rounds of ${observabilityOptions.seconds} s per request cell at ${observabilityOptions.connections} connections after ${observabilityOptions.warmUpSeconds} s of warm-up, and ${observabilityOptions.backlog.toLocaleString('en')} deliveries drained after as many…`,
 );
