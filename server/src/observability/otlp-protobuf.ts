@@ -58,10 +58,10 @@ export function otlpHead(serviceName: string): OtlpHead {
 }
 
 /**
- * One export's spans, written into its body as each span ends, by hand: ids from their hex, ASCII
- * strings a character at a time, nested lengths fixed up when their message is complete. Nothing
- * is allocated per span (a JSON export built strings for each, which the server then collected),
- * and the body is reused once it has been sent.
+ * One export's spans, written into its body by hand: ids from their hex, ASCII strings a character
+ * at a time, nested lengths fixed up when their message is complete. Nothing is allocated per span
+ * (strings built for each would be garbage for the request thread to collect), and the body is
+ * reused once it has been sent.
  */
 export class SpanBatch {
 	readonly body: Buffer;
