@@ -61,7 +61,12 @@ function expectedValue(value: AttributeValue): AnyValue {
 	return { arrayValue: { values: items.map((item) => expectedValue(item as AttributeValue)) } };
 }
 
-function recorded(name: string, index: number, attributes?: Attributes): RecordedSpan {
+function recorded(
+	exporter: OtlpExporter,
+	name: string,
+	index: number,
+	attributes?: Attributes,
+): RecordedSpan {
 	const id = (index + 1).toString(16).padStart(16, '0');
 	return new RecordedSpan(
 		name,
@@ -69,14 +74,13 @@ function recorded(name: string, index: number, attributes?: Attributes): Recorde
 		{ traceId: id.repeat(2), spanId: id, traceFlags: TraceFlags.SAMPLED },
 		undefined,
 		attributes,
-		exporter!,
+		exporter,
 	);
 }
-let exporter: OtlpExporter | undefined;
 
 it('exports each field and attribute of a span as OTLP protobuf that decodes back to it', async () => {
 	const collector = await startCollector();
-	exporter = new OtlpExporter(`${collector.url}/`, 'service "ünïcode"');
+	const exporter = new OtlpExporter(`${collector.url}/`, 'service "ünïcode"');
 	const span = new RecordedSpan(
 		'GET',
 		SpanKind.SERVER,
@@ -105,7 +109,7 @@ it('exports each field and attribute of a span as OTLP protobuf that decodes bac
 	});
 	span.setStatus({ code: SpanStatusCode.ERROR, message: 'failed: "why"' });
 	span.end();
-	const root = recorded('', 0);
+	const root = recorded(exporter, '', 0);
 	root.end();
 	await exporter.shutdown();
 	collector.close();
@@ -185,9 +189,9 @@ it('decodes back whatever the attributes hold, across batches', async () => {
 	await fc.assert(
 		fc.asyncProperty(spans, async (ended) => {
 			const collector = await startCollector();
-			exporter = new OtlpExporter(collector.url, 'api');
+			const exporter = new OtlpExporter(collector.url, 'api');
 			for (const [index, { name, attributes }] of ended.entries())
-				recorded(name, index, attributes).end();
+				recorded(exporter, name, index, attributes).end();
 			await exporter.shutdown();
 			collector.close();
 
@@ -214,12 +218,12 @@ it('decodes back whatever the attributes hold, across batches', async () => {
 
 it('sends at most 512 spans an export, a span larger than a batch whole, and drops one over 16 MiB', async () => {
 	const collector = await startCollector();
-	exporter = new OtlpExporter(collector.url, 'api');
+	const exporter = new OtlpExporter(collector.url, 'api');
 	const large = 'ü'.repeat(400_000);
 	for (let index = 0; index < 1100; index++)
-		recorded(`span ${index}`, index, index === 700 ? { large } : {}).end();
-	recorded('too large', 1100, { text: 'x'.repeat(17 * 1024 * 1024) }).end();
-	recorded('after', 1101).end();
+		recorded(exporter, `span ${index}`, index, index === 700 ? { large } : {}).end();
+	recorded(exporter, 'too large', 1100, { text: 'x'.repeat(17 * 1024 * 1024) }).end();
+	recorded(exporter, 'after', 1101).end();
 	await exporter.shutdown();
 	collector.close();
 
@@ -235,9 +239,9 @@ it('sends at most 512 spans an export, a span larger than a batch whole, and dro
 
 it('drops spans past 4,096 waiting while an export is under way, and sends the rest after', async () => {
 	const collector = await startCollector();
-	exporter = new OtlpExporter(collector.url, 'api');
+	const exporter = new OtlpExporter(collector.url, 'api');
 	// In one turn of the event loop: the first 512 leave at once, 4,096 more wait their turn.
-	for (let index = 0; index < 6000; index++) recorded(`span ${index}`, index).end();
+	for (let index = 0; index < 6000; index++) recorded(exporter, `span ${index}`, index).end();
 	await exporter.shutdown();
 	collector.close();
 

@@ -78,11 +78,11 @@ export class OtlpExporter implements SpanSink {
 
 	/** Writes `span` into the filling batch, which waits for its export once full; false if dropped. */
 	#write(span: RecordedSpan): boolean {
-		let batch = (this.#filling ??= this.#spare.pop() ?? new SpanBatch(this.#head, BATCH_BYTES));
+		let batch = (this.#filling ??= this.#newBatch());
 		if (!batch.add(span)) {
 			if (batch.spans === 0) return this.#writeAlone(span);
 			this.#waiting.push(batch);
-			batch = this.#filling = this.#spare.pop() ?? new SpanBatch(this.#head, BATCH_BYTES);
+			batch = this.#filling = this.#newBatch();
 			if (!batch.add(span)) return this.#writeAlone(span);
 		}
 		if (batch.spans === MAX_BATCH) {
@@ -90,6 +90,10 @@ export class OtlpExporter implements SpanSink {
 			this.#filling = undefined;
 		}
 		return true;
+	}
+
+	#newBatch(): SpanBatch {
+		return this.#spare.pop() ?? new SpanBatch(this.#head, BATCH_BYTES);
 	}
 
 	/** A span larger than a batch, in a batch of its own (the filling one is empty). */
@@ -121,19 +125,15 @@ export class OtlpExporter implements SpanSink {
 		this.#timer = undefined;
 		if (this.#sending) return;
 		this.#writeEnded();
-		let batch = this.#waiting.shift();
-		if (!batch && this.#filling?.spans) {
-			batch = this.#filling;
-			this.#filling = undefined;
-		}
+		const batch = this.#waiting.shift() ?? (this.#filling?.spans ? this.#filling : undefined);
 		if (!batch) return;
+		if (batch === this.#filling) this.#filling = undefined;
 		this.#queued -= batch.spans;
-		const sent = batch;
-		this.#sending = this.#send(sent.finish()).then(() => {
+		this.#sending = this.#send(batch.finish()).then(() => {
 			this.#sending = undefined;
-			sent.reset();
-			if (sent.capacity === BATCH_BYTES && this.#spare.length < SPARE_BATCHES)
-				this.#spare.push(sent);
+			batch.reset();
+			if (batch.capacity === BATCH_BYTES && this.#spare.length < SPARE_BATCHES)
+				this.#spare.push(batch);
 			this.#schedule();
 		});
 	}

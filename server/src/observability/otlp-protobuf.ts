@@ -132,12 +132,12 @@ export class SpanBatch {
 		let from = this.#start - scope.length;
 		scope.copy(this.body, from);
 		from -= varintSize(scopeSpans);
-		this.#varintAt(from, scopeSpans);
+		writeVarint(this.body, from, scopeSpans);
 		this.body[--from] = SECOND;
 		from -= resource.length;
 		resource.copy(this.body, from);
 		from -= varintSize(resourceSpans);
-		this.#varintAt(from, resourceSpans);
+		writeVarint(this.body, from, resourceSpans);
 		this.body[--from] = FIRST;
 		return this.body.subarray(from, this.#at);
 	}
@@ -153,18 +153,7 @@ export class SpanBatch {
 	}
 
 	#varint(value: number): void {
-		this.#at = this.#varintAt(this.#at, value);
-	}
-
-	/** A non-negative integer up to 2^53 as a varint at `at`; returns where it ends. */
-	#varintAt(at: number, value: number): number {
-		const body = this.body;
-		while (value >= 0x80) {
-			body[at++] = value % 0x80 | 0x80;
-			value = Math.floor(value / 0x80);
-		}
-		body[at++] = value;
-		return at;
+		this.#at = writeVarint(this.body, this.#at, value);
 	}
 
 	/** A length-delimited field whose length is not known yet: `reserved` bytes are kept for it. */
@@ -186,7 +175,7 @@ export class SpanBatch {
 				this.body.copyWithin(lengthAt + size, lengthAt + reserved, this.#at);
 			this.#at = end;
 		}
-		this.#varintAt(lengthAt, length);
+		writeVarint(this.body, lengthAt, length);
 	}
 
 	/** An id (trace, span) as its bytes. */
@@ -297,12 +286,18 @@ function varintSize(value: number): number {
 	return size;
 }
 
-function varintBytes(value: number): Buffer {
-	const bytes: number[] = [];
+/** A non-negative integer up to 2^53 as a varint at `at` of `body`; returns where it ends. */
+function writeVarint(body: Buffer, at: number, value: number): number {
 	while (value >= 0x80) {
-		bytes.push(value % 0x80 | 0x80);
+		body[at++] = value % 0x80 | 0x80;
 		value = Math.floor(value / 0x80);
 	}
-	bytes.push(value);
-	return Buffer.from(bytes);
+	body[at++] = value;
+	return at;
+}
+
+function varintBytes(value: number): Buffer {
+	const bytes = Buffer.alloc(varintSize(value));
+	writeVarint(bytes, 0, value);
+	return bytes;
 }
