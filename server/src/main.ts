@@ -22,6 +22,7 @@ try {
 	const workers = {
 		checkpoints: new URL('./db/checkpoint-worker.ts', import.meta.url),
 		outbox: new URL('./outbox/worker.ts', import.meta.url),
+		spanExport: new URL('./observability/span-export-worker.ts', import.meta.url),
 	};
 	const consoleDir = fileURLToPath(new URL('../../build/console', import.meta.url));
 	const server = await startServer(config, consoleLogger, systemClock, workers, consoleDir).catch(

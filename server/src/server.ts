@@ -15,6 +15,8 @@ import { createServices, type Services } from './services/index.ts';
 import { createDeliverySide } from './outbox/delivery-side.ts';
 import { DeliveryThread } from './outbox/thread.ts';
 import { ServerMetrics, type MetricsJson } from './observability/metrics.ts';
+import { sendOverHttp, sendThroughPort } from './observability/span-export.ts';
+import { SpanExportThread } from './observability/span-export-thread.ts';
 import { Tracing } from './observability/tracing.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -51,12 +53,14 @@ export const consoleLogger: Logger = {
 /**
  * The server's worker threads, as URLs (the caller's module system knows where they are):
  * ./db/checkpoint-worker.ts, where SQLite's WAL checkpoints and their fsyncs run instead of inside
- * requests (./db/checkpoints.ts), and ./outbox/worker.ts, where webhooks are signed, sent and
- * recorded (./outbox/thread.ts).
+ * requests (./db/checkpoints.ts), ./outbox/worker.ts, where webhooks are signed, sent and
+ * recorded (./outbox/thread.ts), and ./observability/span-export-worker.ts, where both threads'
+ * spans are sent from when an OTLP endpoint is set.
  */
 export interface WorkerUrls {
 	checkpoints: URL;
 	outbox: URL;
+	spanExport: URL;
 }
 
 /**
@@ -75,7 +79,17 @@ export async function startServer(
 	const db = openDatabase(config.databasePath);
 	const onThreads = workers !== undefined && !db.memory;
 	const checkpoints = onThreads ? checkpointOffThread(db, workers.checkpoints, logger) : undefined;
-	const tracing = new Tracing({ otlpEndpoint: config.otlpEndpoint });
+	const spanExport =
+		onThreads && config.otlpEndpoint
+			? new SpanExportThread(workers.spanExport, config.otlpEndpoint, logger)
+			: undefined;
+	const tracing = new Tracing({
+		exports: spanExport
+			? sendThroughPort(spanExport.port())
+			: config.otlpEndpoint
+				? sendOverHttp(config.otlpEndpoint)
+				: undefined,
+	});
 	const outboxOptions = { ...config.webhooks, clock, tracing, counted: config.metrics.enabled };
 	const writeLock = new WriteLock();
 	if (onThreads) takeTurnsWriting(db, writeLock);
@@ -88,11 +102,11 @@ export async function startServer(
 					options: config.webhooks,
 					clock: clock.shared,
 					checkpointsElsewhere: true,
-					otlpEndpoint: config.otlpEndpoint,
 					counted: config.metrics.enabled,
 				},
 				writeLock,
 				logger,
+				spanExport && (() => spanExport.port()),
 			)
 		: startedOnEventLoop(onEventLoop!.dispatcher);
 	const repos = createRepositories(db);
@@ -176,6 +190,7 @@ export async function startServer(
 		await outbox.stop();
 		await checkpoints?.stop();
 		await tracing.shutdown();
+		await spanExport?.stop();
 		db.close();
 		throw error;
 	}
@@ -194,6 +209,7 @@ export async function startServer(
 			await outbox.stop();
 			await checkpoints?.stop();
 			await tracing.shutdown();
+			await spanExport?.stop();
 			db.close();
 		})();
 		return closing;

@@ -11,6 +11,7 @@ import {
 import fc from 'fast-check';
 import { OtlpExporter } from '../../server/src/observability/otlp-exporter.ts';
 import { RecordedSpan } from '../../server/src/observability/recorded-span.ts';
+import { sendOverHttp } from '../../server/src/observability/span-export.ts';
 import {
 	decodeTraceExport,
 	type AnyValue,
@@ -80,7 +81,7 @@ function recorded(
 
 it('exports each field and attribute of a span as OTLP protobuf that decodes back to it', async () => {
 	const collector = await startCollector();
-	const exporter = new OtlpExporter(`${collector.url}/`, 'service "ünïcode"');
+	const exporter = new OtlpExporter(sendOverHttp(`${collector.url}/`), 'service "ünïcode"');
 	const span = new RecordedSpan(
 		'GET',
 		SpanKind.SERVER,
@@ -189,7 +190,7 @@ it('decodes back whatever the attributes hold, across batches', async () => {
 	await fc.assert(
 		fc.asyncProperty(spans, async (ended) => {
 			const collector = await startCollector();
-			const exporter = new OtlpExporter(collector.url, 'api');
+			const exporter = new OtlpExporter(sendOverHttp(collector.url), 'api');
 			for (const [index, { name, attributes }] of ended.entries())
 				recorded(exporter, name, index, attributes).end();
 			await exporter.shutdown();
@@ -218,7 +219,7 @@ it('decodes back whatever the attributes hold, across batches', async () => {
 
 it('sends at most 512 spans an export, a span larger than a batch whole, and drops one over 16 MiB', async () => {
 	const collector = await startCollector();
-	const exporter = new OtlpExporter(collector.url, 'api');
+	const exporter = new OtlpExporter(sendOverHttp(collector.url), 'api');
 	const large = 'ü'.repeat(400_000);
 	for (let index = 0; index < 1100; index++)
 		recorded(exporter, `span ${index}`, index, index === 700 ? { large } : {}).end();
@@ -239,7 +240,7 @@ it('sends at most 512 spans an export, a span larger than a batch whole, and dro
 
 it('drops spans past 4,096 waiting while an export is under way, and sends the rest after', async () => {
 	const collector = await startCollector();
-	const exporter = new OtlpExporter(collector.url, 'api');
+	const exporter = new OtlpExporter(sendOverHttp(collector.url), 'api');
 	// In one turn of the event loop: the first 512 leave at once, 4,096 more wait their turn.
 	for (let index = 0; index < 6000; index++) recorded(exporter, `span ${index}`, index).end();
 	await exporter.shutdown();

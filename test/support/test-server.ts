@@ -20,6 +20,7 @@ export interface TestServer extends RunningServer {
 export const workers = {
 	checkpoints: pathToFileURL(join(ROOT, 'server', 'src', 'db', 'checkpoint-worker.ts')),
 	outbox: pathToFileURL(join(ROOT, 'server', 'src', 'outbox', 'worker.ts')),
+	spanExport: pathToFileURL(join(ROOT, 'server', 'src', 'observability', 'span-export-worker.ts')),
 };
 
 /** The real server on a free port with a real SQLite file in a fresh temp folder. */

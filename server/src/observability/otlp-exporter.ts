@@ -1,7 +1,6 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { otlpHead, SpanBatch, type OtlpHead } from './otlp-protobuf.ts';
 import type { RecordedSpan, SpanSink } from './recorded-span.ts';
+import type { SendExport } from './span-export.ts';
 
 /** Spans kept while an export is under way or the collector is slow: past it, new ones are dropped. */
 const MAX_QUEUED = 4096;
@@ -21,18 +20,17 @@ const MAX_SPAN_BYTES = 16 * 1024 * 1024;
 const SPARE_BATCHES = 2;
 /** A span of a batch not yet full is exported within about this long of its end. */
 const EXPORT_EVERY_MS = 1000;
-/** How long one export may take before it is given up (its spans dropped). */
-const EXPORT_TIMEOUT_MS = 5000;
 
 /**
- * Spans to an OpenTelemetry collector over OTLP/HTTP in protobuf (`POST <endpoint>/v1/traces`):
- * a batch as soon as it is full, or a second after its first span, one export at a time. A failed
- * or slow export drops its batch: traces are best effort and never hold up the server.
+ * Spans to an OpenTelemetry collector in OTLP's protobuf, through `send` (span-export.ts: over
+ * HTTP from this thread, or from the span export thread): a batch as soon as it is full, or a
+ * second after its first span, one export at a time. A failed or slow export drops its batch:
+ * traces are best effort and never hold up the server.
  * Spans are written into their batch's body (otlp-protobuf.ts) 64 at a time, on the thread that
- * ended them; the bodies are buffers outside V8's heap, reused from one export to the next.
+ * ended them; the bodies are shared memory outside V8's heap, reused from one export to the next.
  */
 export class OtlpExporter implements SpanSink {
-	readonly #url: URL;
+	readonly #send: SendExport;
 	readonly #head: OtlpHead;
 	/** Spans ended and not yet written: fewer than WRITE_EVERY. */
 	readonly #ended: RecordedSpan[] = [];
@@ -48,8 +46,8 @@ export class OtlpExporter implements SpanSink {
 	#sending: Promise<void> | undefined;
 	#closing = false;
 
-	constructor(endpoint: string, serviceName: string) {
-		this.#url = new URL(`${endpoint.replace(/\/+$/, '')}/v1/traces`);
+	constructor(send: SendExport, serviceName: string) {
+		this.#send = send;
 		this.#head = otlpHead(serviceName);
 	}
 
@@ -135,28 +133,6 @@ export class OtlpExporter implements SpanSink {
 			if (batch.capacity === BATCH_BYTES && this.#spare.length < SPARE_BATCHES)
 				this.#spare.push(batch);
 			this.#schedule();
-		});
-	}
-
-	#send(body: Buffer): Promise<void> {
-		return new Promise((resolve) => {
-			const send = this.#url.protocol === 'https:' ? httpsRequest : httpRequest;
-			const req = send(
-				this.#url,
-				{
-					method: 'POST',
-					headers: { 'content-type': 'application/x-protobuf', 'content-length': body.byteLength },
-					timeout: EXPORT_TIMEOUT_MS,
-				},
-				(res) => {
-					res.resume();
-					res.on('end', resolve);
-					res.on('error', resolve);
-				},
-			);
-			req.on('timeout', () => req.destroy(new Error('OTLP export timed out')));
-			req.on('error', () => resolve());
-			req.end(body);
 		});
 	}
 }

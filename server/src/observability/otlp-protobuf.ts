@@ -78,7 +78,8 @@ export class SpanBatch {
 		this.#head = head;
 		this.#start = head.resource.length + head.scope.length + 2 * (1 + 5);
 		this.capacity = bytes;
-		this.body = Buffer.allocUnsafeSlow(this.#start + bytes);
+		// Shared memory: the span export thread sends it from where it is (span-export.ts).
+		this.body = Buffer.from(new SharedArrayBuffer(this.#start + bytes));
 		this.#at = this.#start;
 	}
 

@@ -17,6 +17,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OtlpExporter } from './otlp-exporter.ts';
 import { RecordedSpan } from './recorded-span.ts';
+import type { SendExport } from './span-export.ts';
 
 export { SpanKind, SpanStatusCode, type Context, type Span };
 
@@ -31,19 +32,19 @@ export interface TraceHeaders {
 /**
  * The server's traces, one instance per thread, used through this object only: no global
  * OpenTelemetry state is set, so nothing else loaded in the process (another copy of the API)
- * changes it. Spans always get W3C ids, which deliveries carry in `traceparent`. With
- * `otlpEndpoint` a sampled span is recorded and exported over OTLP/HTTP, in batches off the request
- * path (an exporter that is down drops spans; it never slows or fails a request); without it, or
- * unsampled by its caller, a span is only its ids.
+ * changes it. Spans always get W3C ids, which deliveries carry in `traceparent`. With `exports`
+ * (span-export.ts: to an OTLP endpoint, from this thread or the span export thread) a sampled span
+ * is recorded and exported, in batches off the request path (an exporter that is down drops spans;
+ * it never slows or fails a request); without it, or unsampled by its caller, a span is only its ids.
  */
 export class Tracing {
 	readonly #exporter: OtlpExporter | undefined;
 	readonly #contexts = new AsyncLocalStorageContextManager();
 	readonly #propagator = new W3CTraceContextPropagator();
 
-	constructor(options: { otlpEndpoint?: string; serviceName?: string } = {}) {
-		this.#exporter = options.otlpEndpoint
-			? new OtlpExporter(options.otlpEndpoint, options.serviceName ?? 'traininglab-api')
+	constructor(options: { exports?: SendExport; serviceName?: string } = {}) {
+		this.#exporter = options.exports
+			? new OtlpExporter(options.exports, options.serviceName ?? 'traininglab-api')
 			: undefined;
 		this.#contexts.enable();
 	}

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../core/logger.ts';
 import type { DeliveryMetricsSource, MetricsJson } from '../observability/metrics.ts';
 import type { WriteLock } from '../db/write-lock.ts';
@@ -15,8 +15,8 @@ export interface DeliveryWorkerData {
 	checkpointsElsewhere: boolean;
 	/** The write lock both threads' transactions take in turn (db/write-lock.ts). */
 	writeLock: SharedArrayBuffer;
-	/** Where the thread's spans go (OTLP over HTTP); undefined: nowhere. */
-	otlpEndpoint?: string;
+	/** Where the thread's spans go: its port to the span export thread; undefined: nowhere. */
+	spanExport?: MessagePort;
 	/** Whether the thread counts its attempts: only when `/metrics` is on. */
 	counted: boolean;
 }
@@ -46,6 +46,7 @@ export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 	readonly #data: DeliveryWorkerData;
 	readonly #logger: Logger;
 	readonly #writeLock: WriteLock;
+	readonly #spanExportPort: (() => MessagePort) | undefined;
 	#worker!: Worker;
 	/** Sends in flight, as the thread last said. */
 	#inFlight = 0;
@@ -55,16 +56,19 @@ export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 	readonly #idleWaits = new Map<number, () => void>();
 	readonly #metricsWaits = new Map<number, (metrics: MetricsJson) => void>();
 
+	/** `spanExportPort` gives each start of the thread its port to the span export thread. */
 	constructor(
 		workerUrl: URL,
-		data: Omit<DeliveryWorkerData, 'writeLock'>,
+		data: Omit<DeliveryWorkerData, 'writeLock' | 'spanExport'>,
 		writeLock: WriteLock,
 		logger: Logger,
+		spanExportPort?: () => MessagePort,
 	) {
 		this.#workerUrl = workerUrl;
 		this.#data = { ...data, writeLock: writeLock.buffer };
 		this.#writeLock = writeLock;
 		this.#logger = logger;
+		this.#spanExportPort = spanExportPort;
 		this.#start();
 	}
 
@@ -116,7 +120,11 @@ export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 	}
 
 	#start(): void {
-		const worker = new Worker(this.#workerUrl, { workerData: this.#data });
+		const spanExport = this.#spanExportPort?.();
+		const worker = new Worker(this.#workerUrl, {
+			workerData: { ...this.#data, spanExport },
+			transferList: spanExport ? [spanExport] : [],
+		});
 		// Read now: once the thread has ended its id reads -1.
 		const workerThreadId = worker.threadId;
 		this.#worker = worker;

@@ -1,0 +1,30 @@
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { Logger } from '../core/logger.ts';
+
+/**
+ * Where spans are sent from when the server runs on threads: a thread of its own
+ * (./span-export-worker.ts, at `workerUrl`). Sending an export on the thread that answers requests
+ * cost it about 4 µs a request (docs/observability.md); handing it over costs a message per export.
+ */
+export class SpanExportThread {
+	readonly #worker: Worker;
+
+	constructor(workerUrl: URL, endpoint: string, logger: Logger) {
+		this.#worker = new Worker(workerUrl, { workerData: { endpoint } });
+		this.#worker.on('error', (error) => logger.error('the span export thread failed', error));
+		// Stopped with the server; it never keeps a process alive by itself.
+		this.#worker.unref();
+	}
+
+	/** A port for one thread's exporter (`sendThroughPort`): transfer it to that thread. */
+	port(): MessagePort {
+		const { port1, port2 } = new MessageChannel();
+		this.#worker.postMessage({ port: port2 }, [port2]);
+		return port1;
+	}
+
+	/** Once every exporter has flushed: what is still being sent is dropped. */
+	async stop(): Promise<void> {
+		await this.#worker.terminate();
+	}
+}
