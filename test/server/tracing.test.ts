@@ -115,6 +115,19 @@ describe('traces, exported over OTLP', () => {
 		expect(JSON.stringify(spans)).not.toContain('/traced');
 	});
 
+	it('an outbox thread started again (after it died) exports the spans of its attempts as the first did', async () => {
+		await server.killOutboxThread!();
+		const traceId = randomBytes(16).toString('hex');
+		await removeOne(server, org, {
+			traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+		});
+		const attempt = await eventually(
+			() => collector.trace(traceId).find((span) => span.name === 'deliver member.removed'),
+			"the new thread's attempt at the collector",
+		);
+		expect(attempt.attributes['traininglab.outcome']).toBe('delivered');
+	});
+
 	it('each retry is a span of the same trace, with its own id sent on', async () => {
 		let answers = 0;
 		receiver.reply = (d) =>
