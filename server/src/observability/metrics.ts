@@ -3,13 +3,13 @@ import {
 	collectDefaultMetrics,
 	Counter,
 	Gauge,
-	Histogram,
 	Registry,
 	type MetricObjectWithValues,
 	type MetricValue,
 } from 'prom-client';
 import type { Clock } from '../core/clock.ts';
 import type { Backlog } from '../outbox/backlog.ts';
+import { RequestDurations } from './request-durations.ts';
 
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 
@@ -17,16 +17,6 @@ export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 export interface DeliveryMetricsSource {
 	deliveryMetrics(): Promise<MetricsJson>;
 }
-
-/** Request durations, in seconds: from under a millisecond to the request timeout. */
-const REQUEST_BUCKETS = [
-	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
-];
-
-const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
-
-/** Requests noted before they are counted into the histogram, in one loop (see `request`). */
-const FOLD_EVERY = 256;
 
 /**
  * The server's Prometheus metrics (`GET /metrics`): what the request thread counts (requests by
@@ -39,22 +29,7 @@ const FOLD_EVERY = 256;
 export class ServerMetrics {
 	readonly #registry = new Registry();
 	readonly #delivery: DeliveryMetricsSource;
-	readonly #requests = new Histogram({
-		name: 'traininglab_http_request_duration_seconds',
-		help: 'HTTP requests answered, by method, route template and status code: seconds from arrival to the last byte handed to the socket',
-		labelNames: ['method', 'route', 'status'] as const,
-		buckets: REQUEST_BUCKETS,
-		registers: [this.#registry],
-		collect: () => this.#countAnswered(),
-	});
-	/** Requests answered and not yet counted: method, route, status and seconds of each. */
-	readonly #answered = {
-		count: 0,
-		methods: new Array<string>(FOLD_EVERY),
-		routes: new Array<string | undefined>(FOLD_EVERY),
-		statuses: new Uint16Array(FOLD_EVERY),
-		seconds: new Float64Array(FOLD_EVERY),
-	};
+	readonly #requests = new RequestDurations();
 	readonly #rateLimited = new Counter({
 		name: 'traininglab_rate_limited_requests_total',
 		help: 'Requests refused with 429 because their API key had spent its budget for the window',
@@ -72,6 +47,7 @@ export class ServerMetrics {
 			'nodejs_active_resources_total',
 		])
 			this.#registry.removeSingleMetric(misnamed);
+		this.#registry.registerMetric(this.#requests.asMetric());
 		const registers = [this.#registry];
 		new Gauge({
 			name: 'traininglab_webhook_deliveries_waiting',
@@ -102,36 +78,9 @@ export class ServerMetrics {
 		});
 	}
 
-	/**
-	 * One request answered: `route` its template (undefined: no route matched), `seconds` its
-	 * duration. Noted, and counted with the next 255 or when scraped (`collect`): prom-client's
-	 * `observe` (labels checked and hashed) cost the server several times more one request at a time
-	 * than in one loop, and every request pays it.
-	 */
+	/** One request answered: `route` its template (undefined: no route matched), `seconds` its duration. */
 	request(method: string, route: string | undefined, status: number, seconds: number): void {
-		const answered = this.#answered;
-		const at = answered.count++;
-		answered.methods[at] = method;
-		answered.routes[at] = route;
-		answered.statuses[at] = status;
-		answered.seconds[at] = seconds;
-		if (answered.count === FOLD_EVERY) this.#countAnswered();
-	}
-
-	#countAnswered(): void {
-		const { count, methods, routes, statuses, seconds } = this.#answered;
-		for (let at = 0; at < count; at++) {
-			const method = methods[at];
-			this.#requests.observe(
-				{
-					method: METHODS.has(method) ? method : 'other',
-					route: routes[at] ?? 'unmatched',
-					status: String(statuses[at]),
-				},
-				seconds[at],
-			);
-		}
-		this.#answered.count = 0;
+		this.#requests.observe(method, route ?? 'unmatched', status, seconds);
 	}
 
 	rateLimited(): void {
