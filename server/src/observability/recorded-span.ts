@@ -50,7 +50,8 @@ export class RecordedSpan implements Span {
 		this.kind = kind;
 		this.#context = context;
 		this.parentSpanId = parentSpanId;
-		this.attributes = { ...attributes };
+		// Its own: each caller passes an object made for the span.
+		this.attributes = attributes ?? {};
 		this.#sink = sink;
 	}
 

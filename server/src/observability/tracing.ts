@@ -61,7 +61,7 @@ export class Tracing {
 
 	/**
 	 * A span, child of `parent`'s (by default the active context's): in its trace and sampled as it
-	 * is, or the root of a new sampled trace.
+	 * is, or the root of a new sampled trace. A recorded span keeps `attributes` as its own object.
 	 */
 	startSpan(
 		name: string,
