@@ -4,7 +4,7 @@ import type { Logger } from '../core/logger.ts';
 /**
  * Where spans are sent from when the server runs on threads: a thread of its own
  * (./span-export-worker.ts, at `workerUrl`). Sending an export on the thread that answers requests
- * cost it about 4 µs a request (docs/observability.md); handing it over costs a message per export.
+ * cost it about 4 µs a request (docs/performance.md); handing it over costs a message per export.
  */
 export class SpanExportThread {
 	readonly #worker: Worker;
