@@ -115,7 +115,7 @@ const observabilityOptions = SMOKE
 			backlog: 20_000,
 		};
 console.error(
-	`metrics (scraped every second) and traces (exported) on, against off: ${observabilityOptions.rounds} interleaved rounds of ${observabilityOptions.seconds} s per request cell at ${observabilityOptions.connections} connections after ${observabilityOptions.warmUpSeconds} s of warm-up, and ${observabilityOptions.backlog.toLocaleString('en')} deliveries drained after as many…`,
+	`metrics (scraped every second) and traces (exported) on, against off: ${observabilityOptions.rounds} interleaved rounds of ${observabilityOptions.seconds} s per request cell at ${observabilityOptions.connections} connections, after ${observabilityOptions.warmUpSeconds} s of warm-up on each, and ${observabilityOptions.backlog.toLocaleString('en')} deliveries drained after as many…`,
 );
 for (const row of await benchObservability(observabilityOptions)) {
 	const ratio = row.on / row.off;
