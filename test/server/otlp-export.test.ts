@@ -217,35 +217,36 @@ it('decodes back whatever the attributes hold, across batches', async () => {
 	);
 });
 
-it('sends at most 512 spans an export, a span larger than a batch whole, and drops one over 16 MiB', async () => {
+it('sends at most 2,048 spans an export, a span larger than a batch whole, and drops one over 16 MiB', async () => {
 	const collector = await startCollector();
 	const exporter = new OtlpExporter(sendOverHttp(collector.url), 'api');
-	const large = 'ü'.repeat(400_000);
-	for (let index = 0; index < 1100; index++)
+	// 1.2 MB, past a batch's 1 MiB.
+	const large = 'ü'.repeat(600_000);
+	for (let index = 0; index < 5000; index++)
 		recorded(exporter, `span ${index}`, index, index === 700 ? { large } : {}).end();
-	recorded(exporter, 'too large', 1100, { text: 'x'.repeat(17 * 1024 * 1024) }).end();
-	recorded(exporter, 'after', 1101).end();
+	recorded(exporter, 'too large', 5000, { text: 'x'.repeat(17 * 1024 * 1024) }).end();
+	recorded(exporter, 'after', 5001).end();
 	await exporter.shutdown();
 	collector.close();
 
 	expect(
-		collector.exports.every((body) => body.resourceSpans[0].scopeSpans[0].spans.length <= 512),
+		collector.exports.every((body) => body.resourceSpans[0].scopeSpans[0].spans.length <= 2048),
 	).toBe(true);
 	const names = collector.spans().map((span) => span.name);
-	expect(names).toEqual([...Array.from({ length: 1100 }, (_, index) => `span ${index}`), 'after']);
+	expect(names).toEqual([...Array.from({ length: 5000 }, (_, index) => `span ${index}`), 'after']);
 	expect(collector.spans()[700].attributes).toEqual([
 		{ key: 'large', value: { stringValue: large } },
 	]);
 });
 
-it('drops spans past 4,096 waiting while an export is under way, and sends the rest after', async () => {
+it('drops spans past 8,192 waiting while an export is under way, and sends the rest after', async () => {
 	const collector = await startCollector();
 	const exporter = new OtlpExporter(sendOverHttp(collector.url), 'api');
-	// In one turn of the event loop: the first 512 leave at once, 4,096 more wait their turn.
-	for (let index = 0; index < 6000; index++) recorded(exporter, `span ${index}`, index).end();
+	// In one turn of the event loop: the first 2,048 leave at once, 8,192 more wait their turn.
+	for (let index = 0; index < 12_000; index++) recorded(exporter, `span ${index}`, index).end();
 	await exporter.shutdown();
 	collector.close();
 
 	const names = collector.spans().map((span) => span.name);
-	expect(names).toEqual(Array.from({ length: 512 + 4096 }, (_, index) => `span ${index}`));
+	expect(names).toEqual(Array.from({ length: 2048 + 8192 }, (_, index) => `span ${index}`));
 });

@@ -3,9 +3,13 @@ import type { RecordedSpan, SpanSink } from './recorded-span.ts';
 import type { SendExport } from './span-export.ts';
 
 /** Spans kept while an export is under way or the collector is slow: past it, new ones are dropped. */
-const MAX_QUEUED = 4096;
-/** Spans one export carries: a full batch is sent at once. */
-const MAX_BATCH = 512;
+const MAX_QUEUED = 8192;
+/**
+ * Spans one export carries: a full batch is sent at once. Each export costs the thread that hands
+ * it over about 100 µs (a message to the span export thread, its answer, the next batch): at 512
+ * spans an export that was 0.2 µs a request, a fifth of what writing the span costs.
+ */
+const MAX_BATCH = 2048;
 /**
  * Ended spans are written this many at a time, in one loop: written one by one as each request
  * ends, between two requests' work, the writing code and its data are out of the CPU's caches
@@ -13,7 +17,7 @@ const MAX_BATCH = 512;
  */
 const WRITE_EVERY = 64;
 /** Room for one batch's spans: a request's span takes about 200 bytes; a batch that fills it is sent early. */
-const BATCH_BYTES = 256 * 1024;
+const BATCH_BYTES = 1024 * 1024;
 /** A span larger than a batch gets an export of its own, up to this size; a larger one is dropped. */
 const MAX_SPAN_BYTES = 16 * 1024 * 1024;
 /** Batches sent and kept to be filled again. */
