@@ -5,9 +5,9 @@ import type { SendExport } from './span-export.ts';
 /** Spans kept while an export is under way or the collector is slow: past it, new ones are dropped. */
 const MAX_QUEUED = 8192;
 /**
- * Spans one export carries: a full batch is sent at once. Each export costs the thread that hands
- * it over about 100 µs (a message to the span export thread, its answer, the next batch): at 512
- * spans an export that was 0.2 µs a request, a fifth of what writing the span costs.
+ * Spans one export carries: a full batch is sent at once. Each export costs the span export thread
+ * and the collector a request: at 512 spans an export they spent 1.3 and 0.8 µs a `GET /me`, at
+ * 2,048 0.4 and 0.6. During a drain both cores are busy, and that time is taken from deliveries.
  */
 const MAX_BATCH = 2048;
 /**
