@@ -15,7 +15,7 @@ import { createServices, type Services } from './services/index.ts';
 import { createDeliverySide } from './outbox/delivery-side.ts';
 import { DeliveryThread } from './outbox/thread.ts';
 import { ServerMetrics, type MetricsJson } from './observability/metrics.ts';
-import { sendOverHttp, sendThroughPort } from './observability/span-export.ts';
+import { exportFromThisThread, exportThroughThread } from './observability/span-export.ts';
 import { SpanExportThread } from './observability/span-export-thread.ts';
 import { Tracing } from './observability/tracing.ts';
 
@@ -85,9 +85,9 @@ export async function startServer(
 			: undefined;
 	const tracing = new Tracing({
 		exports: spanExport
-			? sendThroughPort(spanExport.port())
+			? exportThroughThread(spanExport.port())
 			: config.otlpEndpoint
-				? sendOverHttp(config.otlpEndpoint)
+				? exportFromThisThread(config.otlpEndpoint)
 				: undefined,
 	});
 	const outboxOptions = { ...config.webhooks, clock, tracing, counted: config.metrics.enabled };

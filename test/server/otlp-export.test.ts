@@ -10,8 +10,10 @@ import {
 } from '@opentelemetry/api';
 import fc from 'fast-check';
 import { OtlpExporter } from '../../server/src/observability/otlp-exporter.ts';
-import { RecordedSpan } from '../../server/src/observability/recorded-span.ts';
+import { RecordedSpan, type SpanSink } from '../../server/src/observability/recorded-span.ts';
 import { sendOverHttp } from '../../server/src/observability/span-export.ts';
+import { SpanRecorder } from '../../server/src/observability/span-records.ts';
+import { spanRing } from '../../server/src/observability/span-ring.ts';
 import {
 	decodeTraceExport,
 	type AnyValue,
@@ -19,8 +21,9 @@ import {
 	type DecodedSpan,
 } from '../support/otlp-protobuf.ts';
 
-// The exporter writes OTLP's protobuf by hand, a span as it ends; protobufjs, reading the export as
-// a collector would, must find every field of every span, whatever its attributes hold.
+// A span is written into its thread's ring as it ends, and the exporter reads it back and writes
+// OTLP's protobuf by hand; protobufjs, reading the export as a collector would, must find every
+// field of every span, whatever its attributes hold.
 
 /** A collector on a free port that keeps each export, decoded. */
 async function startCollector() {
@@ -62,8 +65,16 @@ function expectedValue(value: AttributeValue): AnyValue {
 	return { arrayValue: { values: items.map((item) => expectedValue(item as AttributeValue)) } };
 }
 
+/** An exporter to `url`, and the recorder of a thread whose ring it reads. */
+function exporting(url: string, serviceName = 'api') {
+	const exporter = new OtlpExporter(sendOverHttp(url), serviceName);
+	const ring = spanRing();
+	exporter.read(ring);
+	return { exporter, recorder: new SpanRecorder(ring) };
+}
+
 function recorded(
-	exporter: OtlpExporter,
+	recorder: SpanSink,
 	name: string,
 	index: number,
 	attributes?: Attributes,
@@ -75,13 +86,13 @@ function recorded(
 		{ traceId: id.repeat(2), spanId: id, traceFlags: TraceFlags.SAMPLED },
 		undefined,
 		attributes,
-		exporter,
+		recorder,
 	);
 }
 
 it('exports each field and attribute of a span as OTLP protobuf that decodes back to it', async () => {
 	const collector = await startCollector();
-	const exporter = new OtlpExporter(sendOverHttp(`${collector.url}/`), 'service "ünïcode"');
+	const { exporter, recorder } = exporting(`${collector.url}/`, 'service "ünïcode"');
 	const span = new RecordedSpan(
 		'GET',
 		SpanKind.SERVER,
@@ -93,7 +104,7 @@ it('exports each field and attribute of a span as OTLP protobuf that decodes bac
 		},
 		'00f067aa0ba902b7',
 		{ 'http.request.method': 'GET' },
-		exporter,
+		recorder,
 	);
 	span.updateName('GET /orgs/{orgId} "ünïcode"\n');
 	span.setAttributes({
@@ -110,9 +121,10 @@ it('exports each field and attribute of a span as OTLP protobuf that decodes bac
 	});
 	span.setStatus({ code: SpanStatusCode.ERROR, message: 'failed: "why"' });
 	span.end();
-	const root = recorded(exporter, '', 0);
+	const root = recorded(recorder, '', 0);
 	root.end();
-	await exporter.shutdown();
+	recorder.flush();
+	await exporter.stop();
 	collector.close();
 
 	expect(collector.contentTypes).toEqual(new Set(['application/x-protobuf']));
@@ -190,10 +202,11 @@ it('decodes back whatever the attributes hold, across batches', async () => {
 	await fc.assert(
 		fc.asyncProperty(spans, async (ended) => {
 			const collector = await startCollector();
-			const exporter = new OtlpExporter(sendOverHttp(collector.url), 'api');
+			const { exporter, recorder } = exporting(collector.url);
 			for (const [index, { name, attributes }] of ended.entries())
-				recorded(exporter, name, index, attributes).end();
-			await exporter.shutdown();
+				recorded(recorder, name, index, attributes).end();
+			recorder.flush();
+			await exporter.stop();
 			collector.close();
 
 			expect(
@@ -217,16 +230,17 @@ it('decodes back whatever the attributes hold, across batches', async () => {
 	);
 });
 
-it('sends at most 2,048 spans an export, a span larger than a batch whole, and drops one over 16 MiB', async () => {
+it('sends at most 2,048 spans an export, a span larger than a batch whole, and drops one larger than its ring', async () => {
 	const collector = await startCollector();
-	const exporter = new OtlpExporter(sendOverHttp(collector.url), 'api');
+	const { exporter, recorder } = exporting(collector.url);
 	// 1.2 MB, past a batch's 1 MiB.
 	const large = 'ü'.repeat(600_000);
 	for (let index = 0; index < 5000; index++)
-		recorded(exporter, `span ${index}`, index, index === 700 ? { large } : {}).end();
-	recorded(exporter, 'too large', 5000, { text: 'x'.repeat(17 * 1024 * 1024) }).end();
-	recorded(exporter, 'after', 5001).end();
-	await exporter.shutdown();
+		recorded(recorder, `span ${index}`, index, index === 700 ? { large } : {}).end();
+	recorded(recorder, 'too large', 5000, { text: 'x'.repeat(5 * 1024 * 1024) }).end();
+	recorded(recorder, 'after', 5001).end();
+	recorder.flush();
+	await exporter.stop();
 	collector.close();
 
 	expect(
@@ -237,16 +251,27 @@ it('sends at most 2,048 spans an export, a span larger than a batch whole, and d
 	expect(collector.spans()[700].attributes).toEqual([
 		{ key: 'large', value: { stringValue: large } },
 	]);
+	expect(recorder.dropped).toBe(1);
 });
 
-it('drops spans past 8,192 waiting while an export is under way, and sends the rest after', async () => {
+it('drops the spans a full ring has no room for, and sends those it holds and the ones after', async () => {
 	const collector = await startCollector();
-	const exporter = new OtlpExporter(sendOverHttp(collector.url), 'api');
-	// In one turn of the event loop: the first 2,048 leave at once, 8,192 more wait their turn.
-	for (let index = 0; index < 12_000; index++) recorded(exporter, `span ${index}`, index).end();
-	await exporter.shutdown();
+	const { exporter, recorder } = exporting(collector.url);
+	// In one turn of the event loop, so that the exporter reads none of them: 4 MiB of spans and more.
+	const written = 60_000;
+	for (let index = 0; index < written; index++) recorded(recorder, `span ${index}`, index).end();
+	recorder.flush();
+	const dropped = recorder.dropped;
+	await exporter.flush();
+	recorded(recorder, 'after', written).end();
+	recorder.flush();
+	await exporter.stop();
 	collector.close();
 
+	expect(dropped).toBeGreaterThan(0);
 	const names = collector.spans().map((span) => span.name);
-	expect(names).toEqual(Array.from({ length: 2048 + 8192 }, (_, index) => `span ${index}`));
+	expect(names).toEqual([
+		...Array.from({ length: written - dropped }, (_, index) => `span ${index}`),
+		'after',
+	]);
 });

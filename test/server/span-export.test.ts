@@ -1,37 +1,42 @@
 import { MessageChannel } from 'node:worker_threads';
-import { sendThroughPort, type ExportMessage } from '../../server/src/observability/span-export.ts';
+import {
+	exportThroughThread,
+	type ToSpanExportThread,
+} from '../../server/src/observability/span-export.ts';
 
-const body = () => Buffer.from(new SharedArrayBuffer(64)).subarray(8, 40);
-
-describe('an export handed to the span export thread', () => {
-	it('is read where it lies in shared memory, and done when the thread answers with its id', async () => {
+describe("a thread's spans, exported by the span export thread", () => {
+	it('hands over its ring first, and a flush is done when the thread answers its id', async () => {
 		const { port1, port2 } = new MessageChannel();
-		const send = sendThroughPort(port1);
-		const exported = body().fill(7);
-		const received = new Promise<ExportMessage>((resolve) => port2.once('message', resolve));
+		const messages: ToSpanExportThread[] = [];
+		const twoReceived = new Promise((resolve) =>
+			port2.on('message', (message: ToSpanExportThread) => {
+				if (messages.push(message) === 2) resolve(undefined);
+			}),
+		);
+		const exports = exportThroughThread(port1);
 		let done = false;
-		const sent = send(exported).then(() => (done = true));
-		const message = await received;
-		const seen = Buffer.from(message.memory, message.offset, message.length);
-		expect(seen).toEqual(exported);
-		// The same memory, not a copy: a byte written after it was handed over is read there.
-		exported[0] = 9;
-		expect(seen[0]).toBe(9);
+		const flushed = exports.flush().then(() => (done = true));
+		await twoReceived;
+		expect(messages).toEqual([{ ring: exports.ring }, { flush: 0 }]);
+		// The same memory, not a copy: what this thread writes, the export thread reads.
+		const seen = (messages[0] as { ring: SharedArrayBuffer }).ring;
+		new Uint8Array(exports.ring)[100] = 9;
+		expect(new Uint8Array(seen)[100]).toBe(9);
 		expect(done).toBe(false);
-		port2.postMessage(message.id);
-		await sent;
+		port2.postMessage(0);
+		await flushed;
 		expect(done).toBe(true);
 		port2.close();
 	});
 
-	it('is dropped, and waits no longer, once the thread is gone', async () => {
+	it('waits no longer for a flush once the thread is gone', async () => {
 		const { port1, port2 } = new MessageChannel();
-		const send = sendThroughPort(port1);
-		const unanswered = send(body());
+		const exports = exportThroughThread(port1);
+		const unanswered = exports.flush();
 		const closed = new Promise((resolve) => port1.once('close', resolve));
 		port2.close();
 		await closed;
 		await unanswered;
-		await send(body());
+		await exports.close();
 	});
 });

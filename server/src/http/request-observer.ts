@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { ServerMetrics } from '../observability/metrics.ts';
-import { SpanKind, SpanStatusCode, type Tracing } from '../observability/tracing.ts';
+import type { Tracing } from '../observability/tracing.ts';
 import type { AnyRoute } from './route.ts';
 import { notedRoute } from './router.ts';
 
@@ -26,23 +26,15 @@ export function observeRequests(options: {
 	return (req: Request, res: Response, next: NextFunction): void => {
 		const started = performance.now();
 		const parent = tracing?.extract(req.headers);
-		const span = tracing?.startSpan(
-			req.method,
-			{ kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
-			parent,
-		);
+		const span = tracing?.startRequestSpan(req.method, parent!);
 		let ended = false;
 		const end = () => {
 			if (ended) return;
 			ended = true;
 			const route = notedRoute(res);
 			if (span) {
-				if (route) {
-					span.updateName(`${req.method} ${route}`);
-					span.setAttribute('http.route', route);
-				}
-				span.setAttribute('http.response.status_code', res.statusCode);
-				if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+				span.route = route;
+				span.statusCode = res.statusCode;
 				span.end();
 			}
 			if (metrics && res.writableFinished) {

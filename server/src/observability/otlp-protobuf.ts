@@ -1,5 +1,4 @@
-import type { AttributeValue } from '@opentelemetry/api';
-import type { RecordedSpan } from './recorded-span.ts';
+import { HAS_PARENT, RECORD, REQUEST, VALUE } from './span-records.ts';
 
 // OTLP's protobuf encoding (opentelemetry/proto: collector/trace/v1/trace_service.proto,
 // trace/v1/trace.proto, common/v1/common.proto). A field's tag is its number << 3 | its wire type:
@@ -28,18 +27,21 @@ const ANY_VALUE = {
 const TWO_TO_32 = 2 ** 32;
 const TWO_TO_63 = 2 ** 63;
 
-/** The hex digit each character code stands for. */
-const HEX = new Uint8Array(128);
-for (let digit = 0; digit < 16; digit++) {
-	HEX['0123456789abcdef'.charCodeAt(digit)] = digit;
-	HEX['0123456789ABCDEF'.charCodeAt(digit)] = digit;
-}
-const double = new DataView(new ArrayBuffer(8));
-
 /** What every export of a service starts with: its resource (`service.name`) and its scope. */
 export interface OtlpHead {
 	resource: Buffer;
 	scope: Buffer;
+}
+
+/** The key fields of a request span's attributes, written once. */
+const REQUEST_KEYS = {
+	method: keyField('http.request.method'),
+	route: keyField('http.route'),
+	statusCode: keyField('http.response.status_code'),
+};
+
+function keyField(key: string): Buffer {
+	return Buffer.from([FIRST, key.length, ...Buffer.from(key, 'ascii')]);
 }
 
 export function otlpHead(serviceName: string): OtlpHead {
@@ -59,9 +61,8 @@ export function otlpHead(serviceName: string): OtlpHead {
 
 /**
  * One export's spans, written into its body by hand: ids from their hex, ASCII strings a character
- * at a time, nested lengths fixed up when their message is complete. Nothing is allocated per span
- * (strings built for each would be garbage for the request thread to collect), and the body is
- * reused once it has been sent.
+ * at a time, nested lengths fixed up when their message is complete. The body is reused once it
+ * has been sent.
  */
 export class SpanBatch {
 	readonly body: Buffer;
@@ -72,50 +73,36 @@ export class SpanBatch {
 	readonly #start: number;
 	/** Where the next byte goes. Past the body's end when the span being written did not fit. */
 	#at: number;
+	/** The record being written, where its next field is, and where the string last read starts. */
+	#record: Buffer = Buffer.alloc(0);
+	#recordAt = 0;
+	#stringAt = 0;
 	spans = 0;
 
 	constructor(head: OtlpHead, bytes: number) {
 		this.#head = head;
 		this.#start = head.resource.length + head.scope.length + 2 * (1 + 5);
 		this.capacity = bytes;
-		// Shared memory: the span export thread sends it from where it is (span-export.ts).
-		this.body = Buffer.from(new SharedArrayBuffer(this.#start + bytes));
+		this.body = Buffer.allocUnsafe(this.#start + bytes);
 		this.#at = this.#start;
 	}
 
-	/** Writes `span` in; false, with nothing written, when it does not fit. */
-	add(span: RecordedSpan): boolean {
+	/**
+	 * Writes the span of `record` (span-records.ts) in: its bytes (ids, UTF-8 strings) copied as
+	 * they are, nothing decoded into objects. False, with nothing written, when it does not fit.
+	 */
+	add(record: Buffer): boolean {
 		const from = this.#at;
-		const { traceId, spanId, traceState } = span.spanContext();
+		this.#record = record;
+		this.#recordAt = RECORD.strings;
 		const spanAt = this.#open(SECOND, 2);
-		this.#id(FIRST, traceId);
-		this.#id(SECOND, spanId);
-		if (traceState) this.#string(SPAN.traceState, traceState.serialize());
-		if (span.parentSpanId) this.#id(SPAN.parentSpanId, span.parentSpanId);
-		this.#string(SPAN.name, span.name);
-		this.#byte(SPAN.kind);
-		this.#byte(span.kind + 1); // OTLP counts kinds from SPAN_KIND_INTERNAL = 1
-		this.#time(SPAN.startTime, span.startTime);
-		this.#time(SPAN.endTime, span.endTime!);
-		const { attributes } = span;
-		for (const key in attributes) {
-			const value = attributes[key];
-			if (value === undefined || value === null) continue;
-			const keyValueAt = this.#open(SPAN.attribute, 1);
-			this.#string(FIRST, key);
-			const valueAt = this.#open(SECOND, 1);
-			this.#anyValue(value);
-			this.#close(valueAt, 1);
-			this.#close(keyValueAt, 1);
-		}
-		const { code, message } = span.status;
-		if (code || message) {
-			const statusAt = this.#open(SPAN.status, 1);
-			if (message) this.#string(SECOND, message);
-			this.#byte(STATUS_CODE);
-			this.#byte(code);
-			this.#close(statusAt, 1);
-		}
+		this.#bytes(FIRST, RECORD.traceId, 16);
+		this.#bytes(SECOND, RECORD.spanId, 8);
+		const traceState = this.#nextString();
+		if (traceState) this.#bytes(SPAN.traceState, this.#stringAt, traceState);
+		if (record[RECORD.flags] & HAS_PARENT) this.#bytes(SPAN.parentSpanId, RECORD.parentSpanId, 8);
+		if (record[RECORD.type] === REQUEST) this.#request();
+		else this.#span();
 		this.#close(spanAt, 2);
 		if (this.#at > this.body.length) {
 			this.#at = from;
@@ -123,6 +110,126 @@ export class SpanBatch {
 		}
 		this.spans++;
 		return true;
+	}
+
+	/** A request span's fields: its name and attributes from its method, route and status. */
+	#request(): void {
+		const method = this.#nextString();
+		const methodAt = this.#stringAt;
+		const route = this.#nextString();
+		const routeAt = this.#stringAt;
+		const statusCode = this.#nextUint32();
+		this.#byte(SPAN.name);
+		this.#varint(route ? method + 1 + route : method);
+		this.#copy(methodAt, method);
+		if (route) {
+			this.#byte(0x20); // a space
+			this.#copy(routeAt, route);
+		}
+		this.#kindAndTimes();
+		this.#stringAttribute(REQUEST_KEYS.method, methodAt, method);
+		if (route) this.#stringAttribute(REQUEST_KEYS.route, routeAt, route);
+		const keyValueAt = this.#open(SPAN.attribute, 1);
+		this.#append(REQUEST_KEYS.statusCode);
+		const valueAt = this.#open(SECOND, 1);
+		this.#byte(ANY_VALUE.int);
+		this.#varint(statusCode);
+		this.#close(valueAt, 1);
+		this.#close(keyValueAt, 1);
+		this.#status(0, 0);
+	}
+
+	/** An attribute whose key was written before and whose value is a string of the record. */
+	#stringAttribute(key: Buffer, at: number, length: number): void {
+		const keyValueAt = this.#open(SPAN.attribute, 1);
+		this.#append(key);
+		const valueAt = this.#open(SECOND, 1);
+		this.#bytes(FIRST, at, length);
+		this.#close(valueAt, 1);
+		this.#close(keyValueAt, 1);
+	}
+
+	/** Any other span's fields, as its record holds them. */
+	#span(): void {
+		const name = this.#nextString();
+		this.#bytes(SPAN.name, this.#stringAt, name);
+		const message = this.#nextString();
+		const messageAt = this.#stringAt;
+		this.#kindAndTimes();
+		for (let count = this.#nextUint32(); count > 0; count--) {
+			const keyValueAt = this.#open(SPAN.attribute, 1);
+			const key = this.#nextString();
+			this.#bytes(FIRST, this.#stringAt, key);
+			const valueAt = this.#open(SECOND, 1);
+			this.#anyValue();
+			this.#close(valueAt, 1);
+			this.#close(keyValueAt, 1);
+		}
+		this.#status(messageAt, message);
+	}
+
+	#kindAndTimes(): void {
+		const record = this.#record;
+		this.#byte(SPAN.kind);
+		this.#byte(record[RECORD.kind] + 1); // OTLP counts kinds from SPAN_KIND_INTERNAL = 1
+		this.#time(SPAN.startTime, record.readDoubleLE(RECORD.times));
+		this.#time(SPAN.endTime, record.readDoubleLE(RECORD.times + 8));
+	}
+
+	/** The span's status: its code from the record, and a message when it has one. */
+	#status(messageAt: number, message: number): void {
+		const code = this.#record[RECORD.statusCode];
+		if (!code && !message) return;
+		const statusAt = this.#open(SPAN.status, 1);
+		if (message) this.#bytes(SECOND, messageAt, message);
+		this.#byte(STATUS_CODE);
+		this.#byte(code);
+		this.#close(statusAt, 1);
+	}
+
+	#nextUint32(): number {
+		this.#recordAt += 4;
+		return this.#record.readUInt32LE(this.#recordAt - 4);
+	}
+
+	/** The length of the record's next string, which starts at #stringAt. */
+	#nextString(): number {
+		const length = this.#nextUint32();
+		this.#stringAt = this.#recordAt;
+		this.#recordAt += length;
+		return length;
+	}
+
+	/** An attribute value as the record holds it (span-records.ts). */
+	#anyValue(): void {
+		const record = this.#record;
+		const type = record[this.#recordAt++];
+		if (type === VALUE.string) {
+			const length = this.#nextString();
+			this.#bytes(FIRST, this.#stringAt, length);
+		} else if (type === VALUE.boolean) {
+			this.#byte(ANY_VALUE.bool);
+			this.#byte(record[this.#recordAt++]);
+		} else if (type === VALUE.number) {
+			const value = record.readDoubleLE(this.#recordAt);
+			if (Number.isInteger(value) && Math.abs(value) < TWO_TO_63) {
+				this.#byte(ANY_VALUE.int);
+				if (value >= 0 && value <= Number.MAX_SAFE_INTEGER) this.#varint(value);
+				else this.#int64(value);
+			} else {
+				this.#byte(ANY_VALUE.double);
+				this.#copy(this.#recordAt, 8);
+			}
+			this.#recordAt += 8;
+		} else {
+			const arrayAt = this.#open(ANY_VALUE.array, 1);
+			for (let count = this.#nextUint32(); count > 0; count--) {
+				const itemAt = this.#open(FIRST, 1);
+				this.#anyValue();
+				this.#close(itemAt, 1);
+			}
+			this.#close(arrayAt, 1);
+		}
 	}
 
 	/** The export (`ExportTraceServiceRequest`): the head written in front of the spans. */
@@ -179,44 +286,24 @@ export class SpanBatch {
 		writeVarint(this.body, lengthAt, length);
 	}
 
-	/** An id (trace, span) as its bytes. */
-	#id(fieldTag: number, hex: string): void {
-		const body = this.body;
-		const bytes = hex.length >> 1;
-		let at = this.#at;
-		body[at++] = fieldTag;
-		body[at++] = bytes;
-		for (let index = 0; index < hex.length; index += 2)
-			body[at++] = (HEX[hex.charCodeAt(index)] << 4) | HEX[hex.charCodeAt(index + 1)];
-		this.#at = at;
-	}
-
-	/** A string field: ASCII below 128 characters a byte at a time, the rest through Buffer.write. */
-	#string(fieldTag: number, value: string): void {
-		const length = value.length;
-		if (length < 0x80) {
-			const body = this.body;
-			let at = this.#at;
-			body[at++] = fieldTag;
-			body[at++] = length;
-			for (let index = 0; index < length; index++) {
-				const code = value.charCodeAt(index);
-				if (code >= 0x80) return this.#utf8(fieldTag, value);
-				body[at++] = code;
-			}
-			this.#at = at;
-			return;
-		}
-		this.#utf8(fieldTag, value);
-	}
-
-	#utf8(fieldTag: number, value: string): void {
-		const bytes = Buffer.byteLength(value, 'utf8');
+	/** A length-delimited field: `length` bytes of the record, from `at`. */
+	#bytes(fieldTag: number, at: number, length: number): void {
 		this.#byte(fieldTag);
-		this.#varint(bytes);
-		// Not written when it does not fit: `add` sees #at past the end and takes the span back.
-		if (this.#at + bytes <= this.body.length) this.body.write(value, this.#at, 'utf8');
-		this.#at += bytes;
+		this.#varint(length);
+		this.#copy(at, length);
+	}
+
+	/** `length` bytes of the record, from `at`. Not copied when they do not fit: `add` takes the span back. */
+	#copy(at: number, length: number): void {
+		if (this.#at + length <= this.body.length)
+			this.#record.copy(this.body, this.#at, at, at + length);
+		this.#at += length;
+	}
+
+	/** Bytes written before (a field of its own, in full). */
+	#append(bytes: Buffer): void {
+		if (this.#at + bytes.length <= this.body.length) bytes.copy(this.body, this.#at);
+		this.#at += bytes.length;
 	}
 
 	/** Nanoseconds since the Unix epoch, from milliseconds to the microsecond, as 64 bits in two halves. */
@@ -238,33 +325,6 @@ export class SpanBatch {
 		body[at + 2] = value >>> 16;
 		body[at + 3] = value >>> 24;
 		this.#at = at + 4;
-	}
-
-	#anyValue(value: AttributeValue): void {
-		if (typeof value === 'string') this.#string(FIRST, value);
-		else if (typeof value === 'boolean') {
-			this.#byte(ANY_VALUE.bool);
-			this.#byte(value ? 1 : 0);
-		} else if (typeof value === 'number') {
-			if (Number.isInteger(value) && Math.abs(value) < TWO_TO_63) {
-				this.#byte(ANY_VALUE.int);
-				if (value >= 0 && value <= Number.MAX_SAFE_INTEGER) this.#varint(value);
-				else this.#int64(value);
-			} else {
-				this.#byte(ANY_VALUE.double);
-				double.setFloat64(0, value, true);
-				for (let index = 0; index < 8; index++) this.#byte(double.getUint8(index));
-			}
-		} else {
-			const arrayAt = this.#open(ANY_VALUE.array, 1);
-			for (const item of value as ReadonlyArray<string | number | boolean | null | undefined>) {
-				if (item === null || item === undefined) continue;
-				const itemAt = this.#open(FIRST, 1);
-				this.#anyValue(item);
-				this.#close(itemAt, 1);
-			}
-			this.#close(arrayAt, 1);
-		}
 	}
 
 	/** An int64 past a double's exact integers, or negative (its two's complement: ten bytes). */

@@ -8,9 +8,10 @@ import {
 	type SpanStatus,
 } from '@opentelemetry/api';
 
-/** Where a recorded span goes once it ends (the exporter's batch). */
+/** Where a recorded span goes once it ends: its thread's ring (span-records.ts). */
 export interface SpanSink {
-	add(span: RecordedSpan): void;
+	span(span: RecordedSpan): void;
+	request(span: RequestSpan): void;
 }
 
 const TIME_ORIGIN = performance.timeOrigin;
@@ -18,6 +19,77 @@ const TIME_ORIGIN = performance.timeOrigin;
 /** Now, in milliseconds since the Unix epoch, to the microsecond or better. */
 function nowMs(): number {
 	return TIME_ORIGIN + performance.now();
+}
+
+/**
+ * The server span of one API request, the hottest span there is: its method, route and status
+ * kept as they are, its name and attributes built by the export side from them. Its context is
+ * the parent of the spans its handler starts. Without a sink (traces not exported, or not sampled
+ * by the caller) it is only its ids.
+ */
+export class RequestSpan implements Span {
+	readonly method: string;
+	readonly parentSpanId: string | undefined;
+	readonly startTime = nowMs();
+	/** The route template, once the router has matched one. */
+	route: string | undefined;
+	/** The answer's, once it has one. */
+	statusCode = 0;
+	endTime = 0;
+	readonly #context: SpanContext;
+	#sink: SpanSink | undefined;
+
+	constructor(
+		method: string,
+		context: SpanContext,
+		parentSpanId: string | undefined,
+		sink: SpanSink | undefined,
+	) {
+		this.method = method;
+		this.#context = context;
+		this.parentSpanId = parentSpanId;
+		this.#sink = sink;
+	}
+
+	spanContext(): SpanContext {
+		return this.#context;
+	}
+
+	/** Records it, with its route and status as they are now; once. */
+	end(): void {
+		if (!this.#sink) return;
+		this.endTime = nowMs();
+		this.#sink.request(this);
+		this.#sink = undefined;
+	}
+
+	isRecording(): boolean {
+		return this.#sink !== undefined;
+	}
+
+	// What other spans record is not a request span's: its attributes follow from its fields.
+	setAttribute(): this {
+		return this;
+	}
+	setAttributes(): this {
+		return this;
+	}
+	setStatus(): this {
+		return this;
+	}
+	updateName(): this {
+		return this;
+	}
+	addEvent(): this {
+		return this;
+	}
+	addLink(): this {
+		return this;
+	}
+	addLinks(): this {
+		return this;
+	}
+	recordException(): void {}
 }
 
 /**
@@ -82,7 +154,7 @@ export class RecordedSpan implements Span {
 	end(): void {
 		if (this.endTime !== undefined) return;
 		this.endTime = nowMs();
-		this.#sink.add(this);
+		this.#sink.span(this);
 	}
 
 	isRecording(): boolean {

@@ -2,9 +2,10 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../core/logger.ts';
 
 /**
- * Where spans are sent from when the server runs on threads: a thread of its own
- * (./span-export-worker.ts, at `workerUrl`). Sending an export on the thread that answers requests
- * cost it about 4 µs a request (docs/performance.md); handing it over costs a message per export.
+ * Where spans are exported from when the server runs on threads: a thread of its own
+ * (./span-export-worker.ts, at `workerUrl`), which reads the spans each thread writes into its
+ * ring: encoded and sent on the thread that answers requests, they took about half of what tracing
+ * cost it (docs/performance.md).
  */
 export class SpanExportThread {
 	readonly #worker: Worker;
@@ -16,7 +17,7 @@ export class SpanExportThread {
 		this.#worker.unref();
 	}
 
-	/** A port for one thread's exporter (`sendThroughPort`): transfer it to that thread. */
+	/** A port for one thread's spans (`exportThroughThread`): transfer it to that thread. */
 	port(): MessagePort {
 		const { port1, port2 } = new MessageChannel();
 		this.#worker.postMessage({ port: port2 }, [port2]);

@@ -1,16 +1,24 @@
-// The span export thread (./span-export-thread.ts starts it): it sends every thread's exports to
-// the OTLP endpoint, so that no request, and no delivery, waits while one is sent. Each thread
-// writes its spans into shared memory and hands over where they are (./span-export.ts).
+// The span export thread (./span-export-thread.ts starts it): it turns every thread's spans into
+// OTLP exports and sends them, so that no request, and no delivery, spends its time on either.
+// Each thread writes its ended spans into a ring of shared memory and hands it over
+// (./span-export.ts); one exporter reads them all.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { sendOverHttp, type ExportMessage } from './span-export.ts';
+import { OtlpExporter } from './otlp-exporter.ts';
+import { sendOverHttp, type ToSpanExportThread } from './span-export.ts';
 
-const send = sendOverHttp((workerData as { endpoint: string }).endpoint);
+const exporter = new OtlpExporter(sendOverHttp((workerData as { endpoint: string }).endpoint));
 
-/** A port of one thread's exporter: its exports, sent in the order they come, each answered by its id. */
+/**
+ * A port of one thread: its ring, then its flushes, each answered by its id once done. The port
+ * closes when that thread ends (an outbox thread that died): its ring is read to its end, then let go.
+ */
 function serve(port: MessagePort): void {
-	port.on('message', async ({ id, memory, offset, length }: ExportMessage) => {
-		await send(Buffer.from(memory, offset, length));
-		port.postMessage(id);
+	port.on('message', async (message: ToSpanExportThread) => {
+		if ('ring' in message) port.once('close', exporter.read(message.ring));
+		else {
+			await exporter.flush();
+			port.postMessage(message.flush);
+		}
 	});
 }
 

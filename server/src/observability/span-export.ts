@@ -1,15 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { MessagePort } from 'node:worker_threads';
+import { OtlpExporter, type SendExport } from './otlp-exporter.ts';
+import { spanRing } from './span-ring.ts';
 
 /** How long one export may take before it is given up (its spans dropped). */
 const EXPORT_TIMEOUT_MS = 5000;
-
-/**
- * Sends one export (an `ExportTraceServiceRequest` in protobuf) and resolves once it has been
- * sent or given up; it never rejects. The caller reuses `body` once it resolves.
- */
-export type SendExport = (body: Buffer) => Promise<void>;
 
 /** `POST <endpoint>/v1/traces` from the thread that calls it. A failed or slow export is dropped. */
 export function sendOverHttp(endpoint: string): SendExport {
@@ -36,20 +32,35 @@ export function sendOverHttp(endpoint: string): SendExport {
 		});
 }
 
-/** One export, as a thread hands it to the span export thread: where its bytes are in shared memory. */
-export interface ExportMessage {
-	id: number;
-	memory: SharedArrayBuffer;
-	offset: number;
-	length: number;
+/**
+ * Where one thread's ended spans go: the ring it writes them into (span-records.ts), read by an
+ * exporter on this thread or on the span export thread.
+ */
+export interface SpanExports {
+	ring: SharedArrayBuffer;
+	/** Resolves once the spans written so far have been sent (or given up); it never rejects. */
+	flush(): Promise<void>;
+	/** Flushes, then reads no more. */
+	close(): Promise<void>;
 }
 
+/** Spans exported from this thread, over HTTP: when the server runs without threads. */
+export function exportFromThisThread(endpoint: string): SpanExports {
+	const exporter = new OtlpExporter(sendOverHttp(endpoint));
+	const ring = spanRing();
+	exporter.read(ring);
+	return { ring, flush: () => exporter.flush(), close: () => exporter.stop() };
+}
+
+/** What a thread tells the span export thread: here is its ring; send what it holds (answered by the id). */
+export type ToSpanExportThread = { ring: SharedArrayBuffer } | { flush: number };
+
 /**
- * Hands each export to the span export thread (span-export-thread.ts) through `port`, which sends
- * it and answers with its id once done. `body` must lie in a SharedArrayBuffer: the thread reads
- * it where it is, and nothing is copied. Should that thread be gone, exports are dropped.
+ * Spans exported by the span export thread (span-export-worker.ts), which reads this thread's ring
+ * from the other end of `port`. Should that thread be gone, a flush resolves at once.
  */
-export function sendThroughPort(port: MessagePort): SendExport {
+export function exportThroughThread(port: MessagePort): SpanExports {
+	const ring = spanRing();
 	const waiting = new Map<number, () => void>();
 	let nextId = 0;
 	let closed = false;
@@ -62,20 +73,16 @@ export function sendThroughPort(port: MessagePort): SendExport {
 		for (const done of waiting.values()) done();
 		waiting.clear();
 	});
-	// An export under way keeps nothing alive: the thread that waits on it has its own reasons to run.
+	// A flush under way keeps nothing alive: the thread that waits on it has its own reasons to run.
 	port.unref();
-	return (body) => {
+	port.postMessage({ ring } satisfies ToSpanExportThread);
+	const flush = () => {
 		if (closed) return Promise.resolve();
-		const message: ExportMessage = {
-			id: nextId++,
-			// A batch's body is a SharedArrayBuffer's (otlp-protobuf.ts, SpanBatch).
-			memory: body.buffer as SharedArrayBuffer,
-			offset: body.byteOffset,
-			length: body.byteLength,
-		};
-		return new Promise((resolve) => {
-			waiting.set(message.id, resolve);
-			port.postMessage(message);
+		const id = nextId++;
+		return new Promise<void>((resolve) => {
+			waiting.set(id, resolve);
+			port.postMessage({ flush: id } satisfies ToSpanExportThread);
 		});
 	};
+	return { ring, flush, close: flush };
 }

@@ -15,11 +15,11 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OtlpExporter } from './otlp-exporter.ts';
-import { RecordedSpan } from './recorded-span.ts';
-import type { SendExport } from './span-export.ts';
+import { RecordedSpan, RequestSpan } from './recorded-span.ts';
+import type { SpanExports } from './span-export.ts';
+import { SpanRecorder } from './span-records.ts';
 
-export { SpanKind, SpanStatusCode, type Context, type Span };
+export { SpanKind, SpanStatusCode, type Context, type RequestSpan, type Span };
 
 const SHUTDOWN_FLUSH_MS = 2000;
 
@@ -34,18 +34,19 @@ export interface TraceHeaders {
  * OpenTelemetry state is set, so nothing else loaded in the process (another copy of the API)
  * changes it. Spans always get W3C ids, which deliveries carry in `traceparent`. With `exports`
  * (span-export.ts: to an OTLP endpoint, from this thread or the span export thread) a sampled span
- * is recorded and exported, in batches off the request path (an exporter that is down drops spans;
- * it never slows or fails a request); without it, or unsampled by its caller, a span is only its ids.
+ * is recorded: written, as it ends, into this thread's ring, which the export side reads and sends
+ * in batches (an exporter that is down drops spans; it never slows or fails a request). Without
+ * it, or unsampled by its caller, a span is only its ids.
  */
 export class Tracing {
-	readonly #exporter: OtlpExporter | undefined;
+	readonly #exports: SpanExports | undefined;
+	readonly #recorder: SpanRecorder | undefined;
 	readonly #contexts = new AsyncLocalStorageContextManager();
 	readonly #propagator = new W3CTraceContextPropagator();
 
-	constructor(options: { exports?: SendExport; serviceName?: string } = {}) {
-		this.#exporter = options.exports
-			? new OtlpExporter(options.exports, options.serviceName ?? 'traininglab-api')
-			: undefined;
+	constructor(options: { exports?: SpanExports } = {}) {
+		this.#exports = options.exports;
+		this.#recorder = options.exports && new SpanRecorder(options.exports.ring);
 		this.#contexts.enable();
 	}
 
@@ -68,6 +69,29 @@ export class Tracing {
 		options: { kind?: SpanKind; attributes?: Attributes } = {},
 		parent: Context = this.active(),
 	): Span {
+		const { ids, parentSpanId, recorder } = this.#idsUnder(parent);
+		if (!recorder) return trace.wrapSpanContext(ids);
+		return new RecordedSpan(
+			name,
+			options.kind ?? SpanKind.INTERNAL,
+			ids,
+			parentSpanId,
+			options.attributes,
+			recorder,
+		);
+	}
+
+	/**
+	 * The server span of a request (`method`), child of `parent` (what its W3C headers carry): set
+	 * its `route` and `statusCode`, then end it.
+	 */
+	startRequestSpan(method: string, parent: Context): RequestSpan {
+		const { ids, parentSpanId, recorder } = this.#idsUnder(parent);
+		return new RequestSpan(method, ids, parentSpanId, recorder);
+	}
+
+	/** A new span's ids, in `parent`'s trace and sampled as it is, or the root of a new sampled trace. */
+	#idsUnder(parent: Context) {
 		const parentIds = trace.getSpanContext(parent);
 		const inTrace = parentIds !== undefined && isSpanContextValid(parentIds);
 		const ids: SpanContext = {
@@ -76,16 +100,12 @@ export class Tracing {
 			traceFlags: inTrace ? parentIds.traceFlags : TraceFlags.SAMPLED,
 			traceState: inTrace ? parentIds.traceState : undefined,
 		};
-		if (!this.#exporter || (ids.traceFlags & TraceFlags.SAMPLED) === 0)
-			return trace.wrapSpanContext(ids);
-		return new RecordedSpan(
-			name,
-			options.kind ?? SpanKind.INTERNAL,
+		const sampled = (ids.traceFlags & TraceFlags.SAMPLED) !== 0;
+		return {
 			ids,
-			inTrace ? parentIds.spanId : undefined,
-			options.attributes,
-			this.#exporter,
-		);
+			parentSpanId: inTrace ? parentIds.spanId : undefined,
+			recorder: sampled ? this.#recorder : undefined,
+		};
 	}
 
 	/** `parent` with `span` as its current span. */
@@ -108,9 +128,10 @@ export class Tracing {
 	/** Sends what is still buffered, for at most 2 s (a collector that hangs does not hold up a shutdown). */
 	async shutdown(): Promise<void> {
 		this.#contexts.disable();
+		this.#recorder?.flush();
 		let timer: NodeJS.Timeout | undefined;
 		await Promise.race([
-			this.#exporter?.shutdown(),
+			this.#exports?.close(),
 			new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS))),
 		]);
 		clearTimeout(timer);

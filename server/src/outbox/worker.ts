@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { sharedClock, systemClock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { MetricsJson } from '../observability/metrics.ts';
-import { sendThroughPort } from '../observability/span-export.ts';
+import { exportThroughThread } from '../observability/span-export.ts';
 import { Tracing } from '../observability/tracing.ts';
 import { openDatabase } from '../db/connection.ts';
 import { takeTurnsWriting } from '../db/transaction.ts';
@@ -34,7 +34,7 @@ if (data.checkpointsElsewhere) db.pragma('wal_autocheckpoint = 0');
 takeTurnsWriting(db, new WriteLock(data.writeLock, false));
 const clock = data.clock ? sharedClock(data.clock) : systemClock;
 const tracing = new Tracing({
-	exports: data.spanExport ? sendThroughPort(data.spanExport) : undefined,
+	exports: data.spanExport ? exportThroughThread(data.spanExport) : undefined,
 });
 const { dispatcher, metrics } = createDeliverySide(
 	db,

@@ -1,0 +1,215 @@
+import { SpanKind, SpanStatusCode, type AttributeValue } from '@opentelemetry/api';
+import { RequestSpan, type RecordedSpan, type SpanSink } from './recorded-span.ts';
+import { RingWriter } from './span-ring.ts';
+
+/**
+ * A record: its type, the span's kind, flags, status code, ids (bytes), times (float64), its
+ * `tracestate`, then what its type holds (written by `SpanRecorder`, read by otlp-protobuf.ts).
+ * Strings are a uint32 of UTF-8 bytes and those bytes; numbers float64, little-endian.
+ */
+export const RECORD = {
+	type: 0,
+	kind: 1,
+	flags: 2,
+	statusCode: 3,
+	traceId: 4,
+	spanId: 20,
+	parentSpanId: 28,
+	times: 36,
+	strings: 52,
+};
+/** A span's name, status message and attributes. */
+export const SPAN = 1;
+/** A request span's method, route and status code (recorded-span.ts, RequestSpan). */
+export const REQUEST = 2;
+export const HAS_PARENT = 1;
+export const VALUE = { string: 1, boolean: 2, number: 3, array: 4 };
+
+/** The hex digit each character code stands for. */
+const HEX = new Uint8Array(128);
+for (let digit = 0; digit < 16; digit++) {
+	HEX['0123456789abcdef'.charCodeAt(digit)] = digit;
+	HEX['0123456789ABCDEF'.charCodeAt(digit)] = digit;
+}
+
+/**
+ * Ended spans are written this many at a time, in one loop: written one by one as each request
+ * ends, between two requests' work, the writing code and its data are out of the CPU's caches
+ * each time, and a span costs the server several times as much.
+ */
+const WRITE_EVERY = 64;
+/** Fewer are written within this long of the first one's end. */
+const WRITE_WITHIN_MS = 100;
+
+/**
+ * The writing side (a thread's spans): each ended span becomes a record in its ring, in one pass
+ * with nothing allocated. Turning it into OTLP is the export side's work (otlp-exporter.ts).
+ */
+export class SpanRecorder implements SpanSink {
+	readonly #ring: RingWriter;
+	/** Spans ended and not yet written: fewer than WRITE_EVERY. */
+	readonly #ended: (RecordedSpan | RequestSpan)[] = [];
+	#timer: NodeJS.Timeout | undefined;
+	#record = Buffer.alloc(64 * 1024);
+	#at = 0;
+
+	constructor(ring: SharedArrayBuffer) {
+		this.#ring = new RingWriter(ring);
+	}
+
+	/** Spans dropped because the export side had fallen behind by a whole ring. */
+	get dropped(): number {
+		return this.#ring.dropped;
+	}
+
+	span(span: RecordedSpan): void {
+		this.#add(span);
+	}
+
+	request(span: RequestSpan): void {
+		this.#add(span);
+	}
+
+	/** Writes the spans ended so far into the ring. */
+	flush(): void {
+		clearTimeout(this.#timer);
+		this.#timer = undefined;
+		const ended = this.#ended;
+		for (let index = 0; index < ended.length; index++) {
+			const span = ended[index];
+			if (span instanceof RequestSpan) this.#writeRequest(span);
+			else this.#writeSpan(span);
+		}
+		ended.length = 0;
+	}
+
+	#add(span: RecordedSpan | RequestSpan): void {
+		const waiting = this.#ended.push(span);
+		if (waiting === WRITE_EVERY) this.flush();
+		else if (waiting === 1) this.#timer = setTimeout(() => this.flush(), WRITE_WITHIN_MS).unref();
+	}
+
+	#writeSpan(span: RecordedSpan): void {
+		const { traceId, spanId, traceState } = span.spanContext();
+		this.#head(SPAN, span.kind, span.status.code, traceId, spanId, span.parentSpanId);
+		this.#times(span.startTime, span.endTime!);
+		this.#string(traceState?.serialize() ?? '');
+		this.#string(span.name);
+		this.#string(span.status.message ?? '');
+		const { attributes } = span;
+		const countAt = this.#at;
+		this.#at += 4;
+		let count = 0;
+		for (const key in attributes) {
+			const value = attributes[key];
+			if (value === undefined || value === null) continue;
+			this.#string(key);
+			this.#value(value);
+			count++;
+		}
+		this.#record.writeUInt32LE(count, countAt);
+		this.#ring.write(this.#record, this.#at);
+	}
+
+	#writeRequest(span: RequestSpan): void {
+		const { traceId, spanId, traceState } = span.spanContext();
+		const error = span.statusCode >= 500 ? SpanStatusCode.ERROR : SpanStatusCode.UNSET;
+		this.#head(REQUEST, SpanKind.SERVER, error, traceId, spanId, span.parentSpanId);
+		this.#times(span.startTime, span.endTime);
+		this.#string(traceState?.serialize() ?? '');
+		this.#string(span.method);
+		this.#string(span.route ?? '');
+		this.#record.writeUInt32LE(span.statusCode, this.#at);
+		this.#at += 4;
+		this.#ring.write(this.#record, this.#at);
+	}
+
+	#head(
+		type: number,
+		kind: SpanKind,
+		code: SpanStatusCode,
+		traceId: string,
+		spanId: string,
+		parentSpanId: string | undefined,
+	): void {
+		const record = this.#record;
+		record[RECORD.type] = type;
+		record[RECORD.kind] = kind;
+		record[RECORD.flags] = parentSpanId ? HAS_PARENT : 0;
+		record[RECORD.statusCode] = code;
+		this.#at = RECORD.traceId;
+		this.#id(traceId, 16);
+		this.#id(spanId, 8);
+		this.#id(parentSpanId, 8);
+	}
+
+	/** An id's bytes from its hex (zeros when there is none). */
+	#id(hex: string | undefined, bytes: number): void {
+		const record = this.#record;
+		let at = this.#at;
+		if (hex === undefined) record.fill(0, at, at + bytes);
+		else
+			for (let index = 0; index < bytes * 2; index += 2)
+				record[at++] = (HEX[hex.charCodeAt(index)] << 4) | HEX[hex.charCodeAt(index + 1)];
+		this.#at += bytes;
+	}
+
+	#times(start: number, end: number): void {
+		this.#record.writeDoubleLE(start, this.#at);
+		this.#record.writeDoubleLE(end, this.#at + 8);
+		this.#at += 16;
+	}
+
+	/** Room for `bytes` more: the record grows for a span larger than any so far. */
+	#room(bytes: number): void {
+		if (this.#at + bytes <= this.#record.length) return;
+		const larger = Buffer.alloc(Math.max(2 * this.#record.length, this.#at + bytes));
+		this.#record.copy(larger, 0, 0, this.#at);
+		this.#record = larger;
+	}
+
+	/** Its UTF-8 bytes, ASCII a character at a time (most strings here are short and ASCII). */
+	#string(value: string): void {
+		const length = value.length;
+		this.#room(4 + 3 * length);
+		const record = this.#record;
+		let at = this.#at + 4;
+		for (let index = 0; index < length; index++) {
+			const code = value.charCodeAt(index);
+			if (code >= 0x80) {
+				at = this.#at + 4 + record.write(value, this.#at + 4, 'utf8');
+				break;
+			}
+			record[at++] = code;
+		}
+		record.writeUInt32LE(at - this.#at - 4, this.#at);
+		this.#at = at;
+	}
+
+	#value(value: AttributeValue): void {
+		this.#room(1 + 8 + 4);
+		const record = this.#record;
+		if (typeof value === 'string') {
+			record[this.#at++] = VALUE.string;
+			this.#string(value);
+		} else if (typeof value === 'boolean') {
+			record[this.#at++] = VALUE.boolean;
+			record[this.#at++] = value ? 1 : 0;
+		} else if (typeof value === 'number') {
+			record[this.#at++] = VALUE.number;
+			record.writeDoubleLE(value, this.#at);
+			this.#at += 8;
+		} else {
+			record[this.#at++] = VALUE.array;
+			const countAt = this.#at;
+			this.#at += 4;
+			let count = 0;
+			for (const item of value as ReadonlyArray<string | number | boolean | null | undefined>) {
+				if (item === null || item === undefined) continue;
+				this.#value(item);
+				count++;
+			}
+			this.#record.writeUInt32LE(count, countAt);
+		}
+	}
+}

@@ -1,0 +1,79 @@
+/** Bytes of spans one thread may have waiting for the export side: about 40,000 request spans. */
+export const RING_BYTES = 4 * 1024 * 1024;
+
+const WRITTEN = 0;
+const READ = 1;
+/** Each record's length, in front of it. */
+const LENGTH_BYTES = 4;
+
+/**
+ * Shared memory that one thread writes ended spans into and the export side reads them from, in
+ * order: a ring of records, each its length and its bytes. The writer never waits: a record that
+ * does not fit is dropped. Positions are stored with Atomics, after the bytes they cover.
+ */
+export function spanRing(bytes = RING_BYTES): SharedArrayBuffer {
+	return new SharedArrayBuffer(8 + bytes);
+}
+
+abstract class RingEnd {
+	protected readonly positions: Int32Array;
+	protected readonly data: Buffer;
+
+	constructor(memory: SharedArrayBuffer) {
+		this.positions = new Int32Array(memory, 0, 2);
+		this.data = Buffer.from(memory, 8);
+	}
+
+	/** Copies `length` bytes between `buffer` (from 0) and the ring at `at`, around its end. */
+	protected copy(toRing: boolean, buffer: Buffer, at: number, length: number): number {
+		const size = this.data.length;
+		const first = Math.min(length, size - at);
+		if (toRing) {
+			buffer.copy(this.data, at, 0, first);
+			buffer.copy(this.data, 0, first, length);
+		} else {
+			this.data.copy(buffer, 0, at, at + first);
+			this.data.copy(buffer, first, 0, length - first);
+		}
+		return (at + length) % size;
+	}
+}
+
+/** The writing end: one thread's. */
+export class RingWriter extends RingEnd {
+	/** Records dropped because the ring was full. */
+	dropped = 0;
+	readonly #length = Buffer.alloc(LENGTH_BYTES);
+
+	/** Appends `record`'s first `length` bytes; false, with nothing written, when they do not fit. */
+	write(record: Buffer, length: number): boolean {
+		const size = this.data.length;
+		const written = Atomics.load(this.positions, WRITTEN);
+		const free = (Atomics.load(this.positions, READ) - written - 1 + size) % size;
+		if (LENGTH_BYTES + length > free) {
+			this.dropped++;
+			return false;
+		}
+		this.#length.writeUInt32LE(length, 0);
+		const at = this.copy(true, this.#length, written, LENGTH_BYTES);
+		Atomics.store(this.positions, WRITTEN, this.copy(true, record, at, length));
+		return true;
+	}
+}
+
+/** The reading end: the export side's. */
+export class RingReader extends RingEnd {
+	#record = Buffer.alloc(64 * 1024);
+	readonly #length = Buffer.alloc(LENGTH_BYTES);
+
+	/** The oldest record not yet read (valid until the next call), or undefined when there is none. */
+	read(): Buffer | undefined {
+		const read = Atomics.load(this.positions, READ);
+		if (read === Atomics.load(this.positions, WRITTEN)) return undefined;
+		const at = this.copy(false, this.#length, read, LENGTH_BYTES);
+		const length = this.#length.readUInt32LE(0);
+		if (length > this.#record.length) this.#record = Buffer.alloc(length);
+		Atomics.store(this.positions, READ, this.copy(false, this.#record, at, length));
+		return this.#record.subarray(0, length);
+	}
+}
