@@ -1,4 +1,4 @@
-import { HAS_PARENT, RECORD, REQUEST, VALUE } from './span-records.ts';
+import { HAS_PARENT, KNOWN_KEYS, RECORD, REQUEST, VALUE } from './span-records.ts';
 
 // OTLP's protobuf encoding (opentelemetry/proto: collector/trace/v1/trace_service.proto,
 // trace/v1/trace.proto, common/v1/common.proto). A field's tag is its number << 3 | its wire type:
@@ -33,16 +33,18 @@ export interface OtlpHead {
 	scope: Buffer;
 }
 
-/** The key fields of a request span's attributes, written once. */
+/** The key field of each known attribute key, by its number in a record (span-records.ts). */
+const KEY_FIELDS = [
+	Buffer.alloc(0),
+	...KNOWN_KEYS.map((key) => Buffer.from([FIRST, key.length, ...Buffer.from(key, 'ascii')])),
+];
+const keyField = (key: (typeof KNOWN_KEYS)[number]) => KEY_FIELDS[KNOWN_KEYS.indexOf(key) + 1];
+/** The key fields of a request span's attributes. */
 const REQUEST_KEYS = {
 	method: keyField('http.request.method'),
 	route: keyField('http.route'),
 	statusCode: keyField('http.response.status_code'),
 };
-
-function keyField(key: string): Buffer {
-	return Buffer.from([FIRST, key.length, ...Buffer.from(key, 'ascii')]);
-}
 
 export function otlpHead(serviceName: string): OtlpHead {
 	const field = (fieldTag: number, ...parts: Buffer[]) => {
@@ -158,8 +160,12 @@ export class SpanBatch {
 		this.#kindAndTimes();
 		for (let count = this.#nextUint32(); count > 0; count--) {
 			const keyValueAt = this.#open(SPAN.attribute, 1);
-			const key = this.#nextString();
-			this.#bytes(FIRST, this.#stringAt, key);
+			const known = this.#record[this.#recordAt++];
+			if (known) this.#append(KEY_FIELDS[known]);
+			else {
+				const key = this.#nextString();
+				this.#bytes(FIRST, this.#stringAt, key);
+			}
 			const valueAt = this.#open(SECOND, 1);
 			this.#anyValue();
 			this.#close(valueAt, 1);

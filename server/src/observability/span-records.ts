@@ -24,6 +24,23 @@ export const SPAN = 1;
 export const REQUEST = 2;
 export const HAS_PARENT = 1;
 export const VALUE = { string: 1, boolean: 2, number: 3, array: 4 };
+/**
+ * The attribute keys the server's spans use: a record names one by its number (from 1), one byte
+ * instead of its 10 to 25; any other key is written out after a 0.
+ */
+export const KNOWN_KEYS = [
+	'http.request.method',
+	'http.route',
+	'http.response.status_code',
+	'server.address',
+	'traininglab.attempt',
+	'traininglab.delivery.id',
+	'traininglab.event.id',
+	'traininglab.event.type',
+	'traininglab.outcome',
+	'traininglab.webhook.id',
+] as const;
+const KEY_NUMBERS = new Map<string, number>(KNOWN_KEYS.map((key, index) => [key, index + 1]));
 
 /** The hex digit each character code stands for. */
 const HEX = new Uint8Array(128);
@@ -103,11 +120,14 @@ export class SpanRecorder implements SpanSink {
 		for (const key in attributes) {
 			const value = attributes[key];
 			if (value === undefined || value === null) continue;
-			this.#string(key);
+			const known = KEY_NUMBERS.get(key) ?? 0;
+			this.#room(1);
+			this.#record[this.#at++] = known;
+			if (!known) this.#string(key);
 			this.#value(value);
 			count++;
 		}
-		this.#record.writeUInt32LE(count, countAt);
+		uint32At(this.#record, countAt, count);
 		this.#ring.write(this.#record, this.#at);
 	}
 
@@ -119,7 +139,7 @@ export class SpanRecorder implements SpanSink {
 		this.#string(traceState?.serialize() ?? '');
 		this.#string(span.method);
 		this.#string(span.route ?? '');
-		this.#record.writeUInt32LE(span.statusCode, this.#at);
+		uint32At(this.#record, this.#at, span.statusCode);
 		this.#at += 4;
 		this.#ring.write(this.#record, this.#at);
 	}
@@ -182,7 +202,7 @@ export class SpanRecorder implements SpanSink {
 			}
 			record[at++] = code;
 		}
-		record.writeUInt32LE(at - this.#at - 4, this.#at);
+		uint32At(record, this.#at, at - this.#at - 4);
 		this.#at = at;
 	}
 
@@ -209,7 +229,15 @@ export class SpanRecorder implements SpanSink {
 				this.#value(item);
 				count++;
 			}
-			this.#record.writeUInt32LE(count, countAt);
+			uint32At(this.#record, countAt, count);
 		}
 	}
+}
+
+/** A uint32, little-endian, stored a byte at a time: cheaper here than Buffer's checked writes. */
+function uint32At(record: Buffer, at: number, value: number): void {
+	record[at] = value;
+	record[at + 1] = value >>> 8;
+	record[at + 2] = value >>> 16;
+	record[at + 3] = value >>> 24;
 }
