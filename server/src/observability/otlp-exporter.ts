@@ -112,9 +112,8 @@ export class OtlpExporter {
 		while (more && this.#full.length === 0) {
 			more = false;
 			for (const ring of this.#rings) {
-				const span = ring.read();
-				if (span) {
-					this.#write(span);
+				if (ring.read() >= 0) {
+					this.#write(ring.record);
 					more = true;
 				} else if (this.#ending.delete(ring))
 					this.#rings = this.#rings.filter((other) => other !== ring);

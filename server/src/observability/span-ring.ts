@@ -63,17 +63,21 @@ export class RingWriter extends RingEnd {
 
 /** The reading end: the export side's. */
 export class RingReader extends RingEnd {
-	#record = Buffer.alloc(64 * 1024);
+	/** The record last read, from its first byte (its length is what `read` returned). */
+	record = Buffer.alloc(64 * 1024);
 	readonly #length = Buffer.alloc(LENGTH_BYTES);
 
-	/** The oldest record not yet read (valid until the next call), or undefined when there is none. */
-	read(): Buffer | undefined {
+	/**
+	 * Reads the oldest record not yet read into `record` (valid until the next call), and returns
+	 * its length; -1 when there is none. Nothing is allocated for it.
+	 */
+	read(): number {
 		const read = Atomics.load(this.positions, READ);
-		if (read === Atomics.load(this.positions, WRITTEN)) return undefined;
+		if (read === Atomics.load(this.positions, WRITTEN)) return -1;
 		const at = this.copy(false, this.#length, read, LENGTH_BYTES);
 		const length = this.#length.readUInt32LE(0);
-		if (length > this.#record.length) this.#record = Buffer.alloc(length);
-		Atomics.store(this.positions, READ, this.copy(false, this.#record, at, length));
-		return this.#record.subarray(0, length);
+		if (length > this.record.length) this.record = Buffer.alloc(length);
+		Atomics.store(this.positions, READ, this.copy(false, this.record, at, length));
+		return length;
 	}
 }
