@@ -10,7 +10,12 @@ import {
 } from '@opentelemetry/api';
 import fc from 'fast-check';
 import { OtlpExporter } from '../../server/src/observability/otlp-exporter.ts';
-import { RecordedSpan, type SpanSink } from '../../server/src/observability/recorded-span.ts';
+import {
+	AttemptSpan,
+	RecordedSpan,
+	RequestSpan,
+	type SpanSink,
+} from '../../server/src/observability/recorded-span.ts';
 import { sendOverHttp } from '../../server/src/observability/span-export.ts';
 import { SpanRecorder } from '../../server/src/observability/span-records.ts';
 import { spanRing } from '../../server/src/observability/span-ring.ts';
@@ -176,6 +181,133 @@ it('exports each field and attribute of a span as OTLP protobuf that decodes bac
 		},
 	]);
 	expect(nanos(span.startTime)).toMatch(/^\d{19}$/);
+});
+
+it("exports a request's span named by its method and route, with its status, caller and tracestate", async () => {
+	const collector = await startCollector();
+	const { exporter, recorder } = exporting(collector.url);
+	const failed = new RequestSpan(
+		'POST',
+		{
+			traceId: '0af7651916cd43dd8448eb211c80319c',
+			spanId: 'b7ad6b7169203331',
+			traceFlags: TraceFlags.SAMPLED,
+			traceState: createTraceState('vendor=kept'),
+		},
+		'00f067aa0ba902b7',
+		recorder,
+	);
+	failed.route = '/api/v1/orgs/{orgId}/sessions';
+	failed.statusCode = 503;
+	failed.end();
+	const unrouted = new RequestSpan(
+		'GET',
+		{ traceId: '1'.repeat(32), spanId: '2'.repeat(16), traceFlags: TraceFlags.SAMPLED },
+		undefined,
+		recorder,
+	);
+	unrouted.statusCode = 404;
+	unrouted.end();
+	// Ended once: a second end records nothing more.
+	unrouted.end();
+	recorder.flush();
+	await exporter.stop();
+	collector.close();
+
+	expect(collector.spans()).toEqual([
+		{
+			traceId: '0af7651916cd43dd8448eb211c80319c',
+			spanId: 'b7ad6b7169203331',
+			parentSpanId: '00f067aa0ba902b7',
+			traceState: 'vendor=kept',
+			name: 'POST /api/v1/orgs/{orgId}/sessions',
+			kind: 2,
+			startTimeUnixNano: nanos(failed.startTime),
+			endTimeUnixNano: nanos(failed.endTime),
+			attributes: [
+				{ key: 'http.request.method', value: { stringValue: 'POST' } },
+				{ key: 'http.route', value: { stringValue: '/api/v1/orgs/{orgId}/sessions' } },
+				{ key: 'http.response.status_code', value: { intValue: '503' } },
+			],
+			status: { code: SpanStatusCode.ERROR },
+		},
+		{
+			traceId: '1'.repeat(32),
+			spanId: '2'.repeat(16),
+			name: 'GET',
+			kind: 2,
+			startTimeUnixNano: nanos(unrouted.startTime),
+			endTimeUnixNano: nanos(unrouted.endTime),
+			attributes: [
+				{ key: 'http.request.method', value: { stringValue: 'GET' } },
+				{ key: 'http.response.status_code', value: { intValue: '404' } },
+			],
+		},
+	]);
+});
+
+it("exports a delivery attempt's span with its outcome, and the error of one that failed", async () => {
+	const collector = await startCollector();
+	const { exporter, recorder } = exporting(collector.url);
+	const of = {
+		deliveryId: 'dlv_1',
+		webhookId: 'wh_1',
+		eventType: 'member.removed',
+		attempt: 3,
+		host: 'n8n.example',
+	};
+	const ids = (n: string) => ({
+		traceId: n.repeat(32),
+		spanId: n.repeat(16),
+		traceFlags: TraceFlags.SAMPLED,
+	});
+	const failed = new AttemptSpan(of, ids('a'), 'b'.repeat(16), recorder);
+	failed.outcome = 'failed';
+	failed.statusCode = 503;
+	failed.error = 'HTTP 503: "unavailable"';
+	failed.end();
+	const interrupted = new AttemptSpan({ ...of, attempt: 1 }, ids('c'), undefined, recorder);
+	interrupted.end();
+	recorder.flush();
+	await exporter.stop();
+	collector.close();
+
+	const attributes = (attempt: string) => [
+		{ key: 'traininglab.delivery.id', value: { stringValue: 'dlv_1' } },
+		{ key: 'traininglab.webhook.id', value: { stringValue: 'wh_1' } },
+		{ key: 'traininglab.event.type', value: { stringValue: 'member.removed' } },
+		{ key: 'traininglab.attempt', value: { intValue: attempt } },
+		{ key: 'server.address', value: { stringValue: 'n8n.example' } },
+	];
+	expect(collector.spans()).toEqual([
+		{
+			traceId: 'a'.repeat(32),
+			spanId: 'a'.repeat(16),
+			parentSpanId: 'b'.repeat(16),
+			name: 'deliver member.removed',
+			kind: 3,
+			startTimeUnixNano: nanos(failed.startTime),
+			endTimeUnixNano: nanos(failed.endTime),
+			attributes: [
+				...attributes('3'),
+				{ key: 'traininglab.outcome', value: { stringValue: 'failed' } },
+				{ key: 'http.response.status_code', value: { intValue: '503' } },
+			],
+			status: { code: SpanStatusCode.ERROR, message: 'HTTP 503: "unavailable"' },
+		},
+		{
+			traceId: 'c'.repeat(32),
+			spanId: 'c'.repeat(16),
+			name: 'deliver member.removed',
+			kind: 3,
+			startTimeUnixNano: nanos(interrupted.startTime),
+			endTimeUnixNano: nanos(interrupted.endTime),
+			attributes: [
+				...attributes('1'),
+				{ key: 'traininglab.outcome', value: { stringValue: 'interrupted' } },
+			],
+		},
+	]);
 });
 
 // Lengths are written after what they measure, and moved when they take one byte more or less:

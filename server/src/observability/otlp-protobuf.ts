@@ -1,4 +1,4 @@
-import { HAS_PARENT, KNOWN_KEYS, RECORD, REQUEST, VALUE } from './span-records.ts';
+import { ATTEMPT, HAS_PARENT, KNOWN_KEYS, RECORD, REQUEST, VALUE } from './span-records.ts';
 
 // OTLP's protobuf encoding (opentelemetry/proto: collector/trace/v1/trace_service.proto,
 // trace/v1/trace.proto, common/v1/common.proto). A field's tag is its number << 3 | its wire type:
@@ -39,12 +39,22 @@ const KEY_FIELDS = [
 	...KNOWN_KEYS.map((key) => Buffer.from([FIRST, key.length, ...Buffer.from(key, 'ascii')])),
 ];
 const keyField = (key: (typeof KNOWN_KEYS)[number]) => KEY_FIELDS[KNOWN_KEYS.indexOf(key) + 1];
-/** The key fields of a request span's attributes. */
+/** The key fields of a request span's attributes, and of an attempt's. */
 const REQUEST_KEYS = {
 	method: keyField('http.request.method'),
 	route: keyField('http.route'),
 	statusCode: keyField('http.response.status_code'),
 };
+const ATTEMPT_KEYS = {
+	deliveryId: keyField('traininglab.delivery.id'),
+	webhookId: keyField('traininglab.webhook.id'),
+	eventType: keyField('traininglab.event.type'),
+	attempt: keyField('traininglab.attempt'),
+	host: keyField('server.address'),
+	outcome: keyField('traininglab.outcome'),
+	statusCode: keyField('http.response.status_code'),
+};
+const DELIVER = Buffer.from('deliver ', 'ascii');
 
 export function otlpHead(serviceName: string): OtlpHead {
 	const field = (fieldTag: number, ...parts: Buffer[]) => {
@@ -103,7 +113,9 @@ export class SpanBatch {
 		const traceState = this.#nextString();
 		if (traceState) this.#bytes(SPAN.traceState, this.#stringAt, traceState);
 		if (record[RECORD.flags] & HAS_PARENT) this.#bytes(SPAN.parentSpanId, RECORD.parentSpanId, 8);
-		if (record[RECORD.type] === REQUEST) this.#request();
+		const type = record[RECORD.type];
+		if (type === REQUEST) this.#request();
+		else if (type === ATTEMPT) this.#attempt();
 		else this.#span();
 		this.#close(spanAt, 2);
 		if (this.#at > this.body.length) {
@@ -131,14 +143,50 @@ export class SpanBatch {
 		this.#kindAndTimes();
 		this.#stringAttribute(REQUEST_KEYS.method, methodAt, method);
 		if (route) this.#stringAttribute(REQUEST_KEYS.route, routeAt, route);
+		this.#intAttribute(REQUEST_KEYS.statusCode, statusCode);
+		this.#status(0, 0);
+	}
+
+	/** A delivery attempt's fields: `deliver <event type>`, and its attributes in their order. */
+	#attempt(): void {
+		const eventType = this.#nextString();
+		const eventTypeAt = this.#stringAt;
+		this.#byte(SPAN.name);
+		this.#varint(DELIVER.length + eventType);
+		this.#append(DELIVER);
+		this.#copy(eventTypeAt, eventType);
+		this.#kindAndTimes();
+		const deliveryId = this.#nextString();
+		const deliveryIdAt = this.#stringAt;
+		const webhookId = this.#nextString();
+		const webhookIdAt = this.#stringAt;
+		const host = this.#nextString();
+		const hostAt = this.#stringAt;
+		const outcome = this.#nextString();
+		const outcomeAt = this.#stringAt;
+		const error = this.#nextString();
+		const errorAt = this.#stringAt;
+		const attempt = this.#nextUint32();
+		const statusCode = this.#nextUint32();
+		this.#stringAttribute(ATTEMPT_KEYS.deliveryId, deliveryIdAt, deliveryId);
+		this.#stringAttribute(ATTEMPT_KEYS.webhookId, webhookIdAt, webhookId);
+		this.#stringAttribute(ATTEMPT_KEYS.eventType, eventTypeAt, eventType);
+		this.#intAttribute(ATTEMPT_KEYS.attempt, attempt);
+		this.#stringAttribute(ATTEMPT_KEYS.host, hostAt, host);
+		this.#stringAttribute(ATTEMPT_KEYS.outcome, outcomeAt, outcome);
+		if (statusCode) this.#intAttribute(ATTEMPT_KEYS.statusCode, statusCode);
+		this.#status(errorAt, error);
+	}
+
+	/** An attribute whose key was written before and whose value is a non-negative integer. */
+	#intAttribute(key: Buffer, value: number): void {
 		const keyValueAt = this.#open(SPAN.attribute, 1);
-		this.#append(REQUEST_KEYS.statusCode);
+		this.#append(key);
 		const valueAt = this.#open(SECOND, 1);
 		this.#byte(ANY_VALUE.int);
-		this.#varint(statusCode);
+		this.#varint(value);
 		this.#close(valueAt, 1);
 		this.#close(keyValueAt, 1);
-		this.#status(0, 0);
 	}
 
 	/** An attribute whose key was written before and whose value is a string of the record. */

@@ -11,7 +11,7 @@ import {
 /** Where a recorded span goes once it ends: its thread's ring (span-records.ts). */
 export interface SpanSink {
 	span(span: RecordedSpan): void;
-	request(span: RequestSpan): void;
+	fields(span: FieldSpan): void;
 }
 
 const TIME_ORIGIN = performance.timeOrigin;
@@ -22,30 +22,20 @@ function nowMs(): number {
 }
 
 /**
- * The server span of one API request, the hottest span there is: its method, route and status
- * kept as they are, its name and attributes built by the export side from them. Its context is
- * the parent of the spans its handler starts. Without a sink (traces not exported, or not sampled
- * by the caller) it is only its ids.
+ * A span whose name and attributes follow from a few fields its caller sets: the two spans the
+ * server starts most (a request's, a delivery attempt's). It is written as a fixed record, with
+ * no attributes map to build and walk, and the export side names its attributes (span-records.ts).
+ * Its context is the parent of the spans started under it. Without a sink (traces not exported,
+ * or not sampled by the caller) it is only its ids.
  */
-export class RequestSpan implements Span {
-	readonly method: string;
+export abstract class FieldSpan implements Span {
 	readonly parentSpanId: string | undefined;
 	readonly startTime = nowMs();
-	/** The route template, once the router has matched one. */
-	route: string | undefined;
-	/** The answer's, once it has one. */
-	statusCode = 0;
 	endTime = 0;
 	readonly #context: SpanContext;
 	#sink: SpanSink | undefined;
 
-	constructor(
-		method: string,
-		context: SpanContext,
-		parentSpanId: string | undefined,
-		sink: SpanSink | undefined,
-	) {
-		this.method = method;
+	constructor(context: SpanContext, parentSpanId: string | undefined, sink: SpanSink | undefined) {
 		this.#context = context;
 		this.parentSpanId = parentSpanId;
 		this.#sink = sink;
@@ -55,11 +45,11 @@ export class RequestSpan implements Span {
 		return this.#context;
 	}
 
-	/** Records it, with its route and status as they are now; once. */
+	/** Records it, with its fields as they are now; once. */
 	end(): void {
 		if (!this.#sink) return;
 		this.endTime = nowMs();
-		this.#sink.request(this);
+		this.#sink.fields(this);
 		this.#sink = undefined;
 	}
 
@@ -67,7 +57,7 @@ export class RequestSpan implements Span {
 		return this.#sink !== undefined;
 	}
 
-	// What other spans record is not a request span's: its attributes follow from its fields.
+	// Its attributes and status follow from its fields.
 	setAttribute(): this {
 		return this;
 	}
@@ -90,6 +80,58 @@ export class RequestSpan implements Span {
 		return this;
 	}
 	recordException(): void {}
+}
+
+/** The server span of one API request: `METHOD /route/{template}`, with its answer's status. */
+export class RequestSpan extends FieldSpan {
+	readonly method: string;
+	/** The route template, once the router has matched one. */
+	route: string | undefined;
+	/** The answer's, once it has one. */
+	statusCode = 0;
+
+	constructor(
+		method: string,
+		context: SpanContext,
+		parentSpanId: string | undefined,
+		sink: SpanSink | undefined,
+	) {
+		super(context, parentSpanId, sink);
+		this.method = method;
+	}
+}
+
+/** What a delivery attempt's span says of the delivery from its start. */
+export interface AttemptOf {
+	deliveryId: string;
+	webhookId: string;
+	eventType: string;
+	/** 1 for the first attempt. */
+	attempt: number;
+	/** The endpoint's host: never its path, query or credentials. */
+	host: string;
+}
+
+/**
+ * The client span of one delivery attempt, `deliver <event type>`: an error when `error` is set
+ * (every outcome but `delivered`), `interrupted` when it ended with no outcome (a shutdown).
+ */
+export class AttemptSpan extends FieldSpan {
+	readonly of: AttemptOf;
+	outcome = 'interrupted';
+	/** The answer's status, null when none came. */
+	statusCode: number | null = null;
+	error: string | null = null;
+
+	constructor(
+		of: AttemptOf,
+		context: SpanContext,
+		parentSpanId: string | undefined,
+		sink: SpanSink | undefined,
+	) {
+		super(context, parentSpanId, sink);
+		this.of = of;
+	}
 }
 
 /**

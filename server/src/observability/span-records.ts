@@ -1,5 +1,11 @@
 import { SpanKind, SpanStatusCode, type AttributeValue } from '@opentelemetry/api';
-import { RequestSpan, type RecordedSpan, type SpanSink } from './recorded-span.ts';
+import {
+	AttemptSpan,
+	RequestSpan,
+	type FieldSpan,
+	type RecordedSpan,
+	type SpanSink,
+} from './recorded-span.ts';
 import { RingWriter } from './span-ring.ts';
 
 /**
@@ -22,6 +28,11 @@ export const RECORD = {
 export const SPAN = 1;
 /** A request span's method, route and status code (recorded-span.ts, RequestSpan). */
 export const REQUEST = 2;
+/**
+ * A delivery attempt's event type, delivery id, webhook id, host, outcome and error (strings), its
+ * attempt and status code (0: none) as uint32 (recorded-span.ts, AttemptSpan).
+ */
+export const ATTEMPT = 3;
 export const HAS_PARENT = 1;
 export const VALUE = { string: 1, boolean: 2, number: 3, array: 4 };
 /**
@@ -65,7 +76,7 @@ const WRITE_WITHIN_MS = 100;
 export class SpanRecorder implements SpanSink {
 	readonly #ring: RingWriter;
 	/** Spans ended and not yet written: fewer than WRITE_EVERY. */
-	readonly #ended: (RecordedSpan | RequestSpan)[] = [];
+	readonly #ended: (RecordedSpan | FieldSpan)[] = [];
 	#timer: NodeJS.Timeout | undefined;
 	#record = Buffer.alloc(64 * 1024);
 	#at = 0;
@@ -83,7 +94,7 @@ export class SpanRecorder implements SpanSink {
 		this.#add(span);
 	}
 
-	request(span: RequestSpan): void {
+	fields(span: FieldSpan): void {
 		this.#add(span);
 	}
 
@@ -95,12 +106,13 @@ export class SpanRecorder implements SpanSink {
 		for (let index = 0; index < ended.length; index++) {
 			const span = ended[index];
 			if (span instanceof RequestSpan) this.#writeRequest(span);
-			else this.#writeSpan(span);
+			else if (span instanceof AttemptSpan) this.#writeAttempt(span);
+			else this.#writeSpan(span as RecordedSpan);
 		}
 		ended.length = 0;
 	}
 
-	#add(span: RecordedSpan | RequestSpan): void {
+	#add(span: RecordedSpan | FieldSpan): void {
 		const waiting = this.#ended.push(span);
 		if (waiting === WRITE_EVERY) this.flush();
 		else if (waiting === 1) this.#timer = setTimeout(() => this.flush(), WRITE_WITHIN_MS).unref();
@@ -114,6 +126,7 @@ export class SpanRecorder implements SpanSink {
 		this.#string(span.name);
 		this.#string(span.status.message ?? '');
 		const { attributes } = span;
+		this.#room(4);
 		const countAt = this.#at;
 		this.#at += 4;
 		let count = 0;
@@ -139,8 +152,29 @@ export class SpanRecorder implements SpanSink {
 		this.#string(traceState?.serialize() ?? '');
 		this.#string(span.method);
 		this.#string(span.route ?? '');
+		this.#room(4);
 		uint32At(this.#record, this.#at, span.statusCode);
 		this.#at += 4;
+		this.#ring.write(this.#record, this.#at);
+	}
+
+	#writeAttempt(span: AttemptSpan): void {
+		const { traceId, spanId, traceState } = span.spanContext();
+		const error = span.error === null ? SpanStatusCode.UNSET : SpanStatusCode.ERROR;
+		this.#head(ATTEMPT, SpanKind.CLIENT, error, traceId, spanId, span.parentSpanId);
+		this.#times(span.startTime, span.endTime);
+		this.#string(traceState?.serialize() ?? '');
+		const { of } = span;
+		this.#string(of.eventType);
+		this.#string(of.deliveryId);
+		this.#string(of.webhookId);
+		this.#string(of.host);
+		this.#string(span.outcome);
+		this.#string(span.error ?? '');
+		this.#room(8);
+		uint32At(this.#record, this.#at, of.attempt);
+		uint32At(this.#record, this.#at + 4, span.statusCode ?? 0);
+		this.#at += 8;
 		this.#ring.write(this.#record, this.#at);
 	}
 
@@ -221,6 +255,7 @@ export class SpanRecorder implements SpanSink {
 			this.#at += 8;
 		} else {
 			record[this.#at++] = VALUE.array;
+			// Room for the count: #room(13) above.
 			const countAt = this.#at;
 			this.#at += 4;
 			let count = 0;

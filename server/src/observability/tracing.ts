@@ -2,7 +2,6 @@ import { randomFillSync } from 'node:crypto';
 import {
 	ROOT_CONTEXT,
 	SpanKind,
-	SpanStatusCode,
 	TraceFlags,
 	defaultTextMapGetter,
 	defaultTextMapSetter,
@@ -15,11 +14,11 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { RecordedSpan, RequestSpan } from './recorded-span.ts';
+import { AttemptSpan, RecordedSpan, RequestSpan, type AttemptOf } from './recorded-span.ts';
 import type { SpanExports } from './span-export.ts';
 import { SpanRecorder } from './span-records.ts';
 
-export { SpanKind, SpanStatusCode, type Context, type RequestSpan, type Span };
+export type { Context, Span };
 
 const SHUTDOWN_FLUSH_MS = 2000;
 
@@ -88,6 +87,15 @@ export class Tracing {
 	startRequestSpan(method: string, parent: Context): RequestSpan {
 		const { ids, parentSpanId, recorder } = this.#idsUnder(parent);
 		return new RequestSpan(method, ids, parentSpanId, recorder);
+	}
+
+	/**
+	 * The client span of a delivery attempt, child of `parent` (its event's trace): set its
+	 * `outcome`, `statusCode` and `error` once answered, then end it.
+	 */
+	startAttemptSpan(of: AttemptOf, parent: Context): AttemptSpan {
+		const { ids, parentSpanId, recorder } = this.#idsUnder(parent);
+		return new AttemptSpan(of, ids, parentSpanId, recorder);
 	}
 
 	/** A new span's ids, in `parent`'s trace and sampled as it is, or the root of a new sampled trace. */

@@ -5,7 +5,7 @@ import type { OutboxNotice } from './notice.ts';
 import type { Answer, Outbox } from './outbox.ts';
 import { DeliveryScheduler } from './scheduler.ts';
 import { WebhookSender } from './sender.ts';
-import { SpanKind, SpanStatusCode, type Tracing } from '../observability/tracing.ts';
+import type { Tracing } from '../observability/tracing.ts';
 import { signedHeaders } from './signature.ts';
 import type { DueDelivery } from './types.ts';
 
@@ -216,17 +216,13 @@ export class WebhookDispatcher implements OutboxNotice {
 			traceparent: delivery.event_trace_parent ?? undefined,
 			tracestate: delivery.event_trace_state ?? undefined,
 		});
-		const span = tracing.startSpan(
-			`deliver ${delivery.event_type}`,
+		const span = tracing.startAttemptSpan(
 			{
-				kind: SpanKind.CLIENT,
-				attributes: {
-					'traininglab.delivery.id': delivery.id,
-					'traininglab.webhook.id': delivery.webhook_id,
-					'traininglab.event.type': delivery.event_type,
-					'traininglab.attempt': delivery.attempts + 1,
-					'server.address': hostOf(delivery.url),
-				},
+				deliveryId: delivery.id,
+				webhookId: delivery.webhook_id,
+				eventType: delivery.event_type,
+				attempt: delivery.attempts + 1,
+				host: hostOf(delivery.url),
 			},
 			eventTrace,
 		);
@@ -241,13 +237,11 @@ export class WebhookDispatcher implements OutboxNotice {
 			},
 		);
 		if (outcome) {
-			span.setAttribute('traininglab.outcome', outcome.kind);
-			if (outcome.statusCode !== null)
-				span.setAttribute('http.response.status_code', outcome.statusCode);
-			if (outcome.kind !== 'delivered')
-				span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
+			span.outcome = outcome.kind;
+			span.statusCode = outcome.statusCode;
+			span.error = outcome.error;
 			this.#answered.push({ delivery, outcome, startedAt, endedAt: this.#clock.now(), context });
-		} else span.setAttribute('traininglab.outcome', 'interrupted');
+		}
 		span.end();
 	}
 }
