@@ -1,3 +1,4 @@
+import { ProtobufBody, varintBytes, varintSize, writeVarint } from './protobuf-body.ts';
 import { ATTEMPT, HAS_PARENT, KNOWN_KEYS, RECORD, REQUEST, VALUE } from './span-records.ts';
 
 // OTLP's protobuf encoding (opentelemetry/proto: collector/trace/v1/trace_service.proto,
@@ -24,7 +25,6 @@ const ANY_VALUE = {
 	double: tag(4, 1),
 	array: tag(5, LENGTH_DELIMITED),
 };
-const TWO_TO_32 = 2 ** 32;
 const TWO_TO_63 = 2 ** 63;
 
 /** What every export of a service starts with: its resource (`service.name`) and its scope. */
@@ -72,19 +72,16 @@ export function otlpHead(serviceName: string): OtlpHead {
 }
 
 /**
- * One export's spans, written into its body by hand: ids from their hex, ASCII strings a character
- * at a time, nested lengths fixed up when their message is complete. The body is reused once it
- * has been sent.
+ * One export's spans, written from the records threads wrote (span-records.ts): ids and strings
+ * copied as the records hold them, nested lengths fixed up when their message is complete
+ * (protobuf-body.ts). The body is reused once it has been sent.
  */
-export class SpanBatch {
-	readonly body: Buffer;
+export class SpanBatch extends ProtobufBody {
 	/** Bytes of spans it holds. */
 	readonly capacity: number;
 	readonly #head: OtlpHead;
 	/** Where the spans start: the room before them takes the export's head when it is sent. */
 	readonly #start: number;
-	/** Where the next byte goes. Past the body's end when the span being written did not fit. */
-	#at: number;
 	/** The record being written, where its next field is, and where the string last read starts. */
 	#record: Buffer = Buffer.alloc(0);
 	#recordAt = 0;
@@ -92,11 +89,11 @@ export class SpanBatch {
 	spans = 0;
 
 	constructor(head: OtlpHead, bytes: number) {
+		const start = head.resource.length + head.scope.length + 2 * (1 + 5);
+		super(start + bytes, start);
 		this.#head = head;
-		this.#start = head.resource.length + head.scope.length + 2 * (1 + 5);
+		this.#start = start;
 		this.capacity = bytes;
-		this.body = Buffer.allocUnsafe(this.#start + bytes);
-		this.#at = this.#start;
 	}
 
 	/**
@@ -104,22 +101,23 @@ export class SpanBatch {
 	 * they are, nothing decoded into objects. False, with nothing written, when it does not fit.
 	 */
 	add(record: Buffer): boolean {
-		const from = this.#at;
+		const from = this.at;
 		this.#record = record;
 		this.#recordAt = RECORD.strings;
-		const spanAt = this.#open(SECOND, 2);
-		this.#bytes(FIRST, RECORD.traceId, 16);
-		this.#bytes(SECOND, RECORD.spanId, 8);
+		const spanAt = this.open(SECOND, 2);
+		this.field(FIRST, this.#record, RECORD.traceId, 16);
+		this.field(SECOND, this.#record, RECORD.spanId, 8);
 		const traceState = this.#nextString();
-		if (traceState) this.#bytes(SPAN.traceState, this.#stringAt, traceState);
-		if (record[RECORD.flags] & HAS_PARENT) this.#bytes(SPAN.parentSpanId, RECORD.parentSpanId, 8);
+		if (traceState) this.field(SPAN.traceState, this.#record, this.#stringAt, traceState);
+		if (record[RECORD.flags] & HAS_PARENT)
+			this.field(SPAN.parentSpanId, this.#record, RECORD.parentSpanId, 8);
 		const type = record[RECORD.type];
 		if (type === REQUEST) this.#request();
 		else if (type === ATTEMPT) this.#attempt();
 		else this.#span();
-		this.#close(spanAt, 2);
-		if (this.#at > this.body.length) {
-			this.#at = from;
+		this.close(spanAt, 2);
+		if (!this.fits()) {
+			this.at = from;
 			return false;
 		}
 		this.spans++;
@@ -133,12 +131,12 @@ export class SpanBatch {
 		const route = this.#nextString();
 		const routeAt = this.#stringAt;
 		const statusCode = this.#nextUint32();
-		this.#byte(SPAN.name);
-		this.#varint(route ? method + 1 + route : method);
-		this.#copy(methodAt, method);
+		this.byte(SPAN.name);
+		this.varint(route ? method + 1 + route : method);
+		this.copy(this.#record, methodAt, method);
 		if (route) {
-			this.#byte(0x20); // a space
-			this.#copy(routeAt, route);
+			this.byte(0x20); // a space
+			this.copy(this.#record, routeAt, route);
 		}
 		this.#kindAndTimes();
 		this.#stringAttribute(REQUEST_KEYS.method, methodAt, method);
@@ -151,10 +149,10 @@ export class SpanBatch {
 	#attempt(): void {
 		const eventType = this.#nextString();
 		const eventTypeAt = this.#stringAt;
-		this.#byte(SPAN.name);
-		this.#varint(DELIVER.length + eventType);
-		this.#append(DELIVER);
-		this.#copy(eventTypeAt, eventType);
+		this.byte(SPAN.name);
+		this.varint(DELIVER.length + eventType);
+		this.append(DELIVER);
+		this.copy(this.#record, eventTypeAt, eventType);
 		this.#kindAndTimes();
 		const deliveryId = this.#nextString();
 		const deliveryIdAt = this.#stringAt;
@@ -180,65 +178,65 @@ export class SpanBatch {
 
 	/** An attribute whose key was written before and whose value is a non-negative integer. */
 	#intAttribute(key: Buffer, value: number): void {
-		const keyValueAt = this.#open(SPAN.attribute, 1);
-		this.#append(key);
-		const valueAt = this.#open(SECOND, 1);
-		this.#byte(ANY_VALUE.int);
-		this.#varint(value);
-		this.#close(valueAt, 1);
-		this.#close(keyValueAt, 1);
+		const keyValueAt = this.open(SPAN.attribute, 1);
+		this.append(key);
+		const valueAt = this.open(SECOND, 1);
+		this.byte(ANY_VALUE.int);
+		this.varint(value);
+		this.close(valueAt, 1);
+		this.close(keyValueAt, 1);
 	}
 
 	/** An attribute whose key was written before and whose value is a string of the record. */
 	#stringAttribute(key: Buffer, at: number, length: number): void {
-		const keyValueAt = this.#open(SPAN.attribute, 1);
-		this.#append(key);
-		const valueAt = this.#open(SECOND, 1);
-		this.#bytes(FIRST, at, length);
-		this.#close(valueAt, 1);
-		this.#close(keyValueAt, 1);
+		const keyValueAt = this.open(SPAN.attribute, 1);
+		this.append(key);
+		const valueAt = this.open(SECOND, 1);
+		this.field(FIRST, this.#record, at, length);
+		this.close(valueAt, 1);
+		this.close(keyValueAt, 1);
 	}
 
 	/** Any other span's fields, as its record holds them. */
 	#span(): void {
 		const name = this.#nextString();
-		this.#bytes(SPAN.name, this.#stringAt, name);
+		this.field(SPAN.name, this.#record, this.#stringAt, name);
 		const message = this.#nextString();
 		const messageAt = this.#stringAt;
 		this.#kindAndTimes();
 		for (let count = this.#nextUint32(); count > 0; count--) {
-			const keyValueAt = this.#open(SPAN.attribute, 1);
+			const keyValueAt = this.open(SPAN.attribute, 1);
 			const known = this.#record[this.#recordAt++];
-			if (known) this.#append(KEY_FIELDS[known]);
+			if (known) this.append(KEY_FIELDS[known]);
 			else {
 				const key = this.#nextString();
-				this.#bytes(FIRST, this.#stringAt, key);
+				this.field(FIRST, this.#record, this.#stringAt, key);
 			}
-			const valueAt = this.#open(SECOND, 1);
+			const valueAt = this.open(SECOND, 1);
 			this.#anyValue();
-			this.#close(valueAt, 1);
-			this.#close(keyValueAt, 1);
+			this.close(valueAt, 1);
+			this.close(keyValueAt, 1);
 		}
 		this.#status(messageAt, message);
 	}
 
 	#kindAndTimes(): void {
 		const record = this.#record;
-		this.#byte(SPAN.kind);
-		this.#byte(record[RECORD.kind] + 1); // OTLP counts kinds from SPAN_KIND_INTERNAL = 1
-		this.#time(SPAN.startTime, record.readDoubleLE(RECORD.times));
-		this.#time(SPAN.endTime, record.readDoubleLE(RECORD.times + 8));
+		this.byte(SPAN.kind);
+		this.byte(record[RECORD.kind] + 1); // OTLP counts kinds from SPAN_KIND_INTERNAL = 1
+		this.time(SPAN.startTime, record.readDoubleLE(RECORD.times));
+		this.time(SPAN.endTime, record.readDoubleLE(RECORD.times + 8));
 	}
 
 	/** The span's status: its code from the record, and a message when it has one. */
 	#status(messageAt: number, message: number): void {
 		const code = this.#record[RECORD.statusCode];
 		if (!code && !message) return;
-		const statusAt = this.#open(SPAN.status, 1);
-		if (message) this.#bytes(SECOND, messageAt, message);
-		this.#byte(STATUS_CODE);
-		this.#byte(code);
-		this.#close(statusAt, 1);
+		const statusAt = this.open(SPAN.status, 1);
+		if (message) this.field(SECOND, this.#record, messageAt, message);
+		this.byte(STATUS_CODE);
+		this.byte(code);
+		this.close(statusAt, 1);
 	}
 
 	#nextUint32(): number {
@@ -260,36 +258,36 @@ export class SpanBatch {
 		const type = record[this.#recordAt++];
 		if (type === VALUE.string) {
 			const length = this.#nextString();
-			this.#bytes(FIRST, this.#stringAt, length);
+			this.field(FIRST, this.#record, this.#stringAt, length);
 		} else if (type === VALUE.boolean) {
-			this.#byte(ANY_VALUE.bool);
-			this.#byte(record[this.#recordAt++]);
+			this.byte(ANY_VALUE.bool);
+			this.byte(record[this.#recordAt++]);
 		} else if (type === VALUE.number) {
 			const value = record.readDoubleLE(this.#recordAt);
 			if (Number.isInteger(value) && Math.abs(value) < TWO_TO_63) {
-				this.#byte(ANY_VALUE.int);
-				if (value >= 0 && value <= Number.MAX_SAFE_INTEGER) this.#varint(value);
-				else this.#int64(value);
+				this.byte(ANY_VALUE.int);
+				if (value >= 0 && value <= Number.MAX_SAFE_INTEGER) this.varint(value);
+				else this.int64(value);
 			} else {
-				this.#byte(ANY_VALUE.double);
-				this.#copy(this.#recordAt, 8);
+				this.byte(ANY_VALUE.double);
+				this.copy(this.#record, this.#recordAt, 8);
 			}
 			this.#recordAt += 8;
 		} else {
-			const arrayAt = this.#open(ANY_VALUE.array, 1);
+			const arrayAt = this.open(ANY_VALUE.array, 1);
 			for (let count = this.#nextUint32(); count > 0; count--) {
-				const itemAt = this.#open(FIRST, 1);
+				const itemAt = this.open(FIRST, 1);
 				this.#anyValue();
-				this.#close(itemAt, 1);
+				this.close(itemAt, 1);
 			}
-			this.#close(arrayAt, 1);
+			this.close(arrayAt, 1);
 		}
 	}
 
 	/** The export (`ExportTraceServiceRequest`): the head written in front of the spans. */
 	finish(): Buffer {
 		const { resource, scope } = this.#head;
-		const scopeSpans = scope.length + (this.#at - this.#start);
+		const scopeSpans = scope.length + (this.at - this.#start);
 		const resourceSpans = resource.length + 1 + varintSize(scopeSpans) + scopeSpans;
 		let from = this.#start - scope.length;
 		scope.copy(this.body, from);
@@ -301,118 +299,12 @@ export class SpanBatch {
 		from -= varintSize(resourceSpans);
 		writeVarint(this.body, from, resourceSpans);
 		this.body[--from] = FIRST;
-		return this.body.subarray(from, this.#at);
+		return this.body.subarray(from, this.at);
 	}
 
 	/** Empty again, to be filled anew. */
 	reset(): void {
-		this.#at = this.#start;
+		this.at = this.#start;
 		this.spans = 0;
 	}
-
-	#byte(value: number): void {
-		this.body[this.#at++] = value;
-	}
-
-	#varint(value: number): void {
-		this.#at = writeVarint(this.body, this.#at, value);
-	}
-
-	/** A length-delimited field whose length is not known yet: `reserved` bytes are kept for it. */
-	#open(fieldTag: number, reserved: number): number {
-		this.#byte(fieldTag);
-		const lengthAt = this.#at;
-		this.#at += reserved;
-		return lengthAt;
-	}
-
-	/** Writes the length of the field opened at `lengthAt`, moving its content if it needs more or fewer bytes. */
-	#close(lengthAt: number, reserved: number): void {
-		const length = this.#at - lengthAt - reserved;
-		const size = varintSize(length);
-		if (size !== reserved) {
-			const end = this.#at + size - reserved;
-			// Moved only when all of it fits: otherwise `add` takes the span back.
-			if (end <= this.body.length)
-				this.body.copyWithin(lengthAt + size, lengthAt + reserved, this.#at);
-			this.#at = end;
-		}
-		writeVarint(this.body, lengthAt, length);
-	}
-
-	/** A length-delimited field: `length` bytes of the record, from `at`. */
-	#bytes(fieldTag: number, at: number, length: number): void {
-		this.#byte(fieldTag);
-		this.#varint(length);
-		this.#copy(at, length);
-	}
-
-	/** `length` bytes of the record, from `at`. Not copied when they do not fit: `add` takes the span back. */
-	#copy(at: number, length: number): void {
-		if (this.#at + length <= this.body.length)
-			this.#record.copy(this.body, this.#at, at, at + length);
-		this.#at += length;
-	}
-
-	/** Bytes written before (a field of its own, in full). */
-	#append(bytes: Buffer): void {
-		if (this.#at + bytes.length <= this.body.length) bytes.copy(this.body, this.#at);
-		this.#at += bytes.length;
-	}
-
-	/** Nanoseconds since the Unix epoch, from milliseconds to the microsecond, as 64 bits in two halves. */
-	#time(fieldTag: number, ms: number): void {
-		const micros = Math.round(ms * 1000);
-		const microsHigh = Math.floor(micros / TWO_TO_32);
-		const lowNanos = (micros - microsHigh * TWO_TO_32) * 1000;
-		const carry = Math.floor(lowNanos / TWO_TO_32);
-		this.#byte(fieldTag);
-		this.#fixed32(lowNanos - carry * TWO_TO_32);
-		this.#fixed32(microsHigh * 1000 + carry);
-	}
-
-	#fixed32(value: number): void {
-		const body = this.body;
-		const at = this.#at;
-		body[at] = value;
-		body[at + 1] = value >>> 8;
-		body[at + 2] = value >>> 16;
-		body[at + 3] = value >>> 24;
-		this.#at = at + 4;
-	}
-
-	/** An int64 past a double's exact integers, or negative (its two's complement: ten bytes). */
-	#int64(value: number): void {
-		let rest = BigInt.asUintN(64, BigInt(value));
-		while (rest >= 0x80n) {
-			this.#byte(Number(rest & 0x7fn) | 0x80);
-			rest >>= 7n;
-		}
-		this.#byte(Number(rest));
-	}
-}
-
-function varintSize(value: number): number {
-	let size = 1;
-	while (value >= 0x80) {
-		value = Math.floor(value / 0x80);
-		size++;
-	}
-	return size;
-}
-
-/** A non-negative integer up to 2^53 as a varint at `at` of `body`; returns where it ends. */
-function writeVarint(body: Buffer, at: number, value: number): number {
-	while (value >= 0x80) {
-		body[at++] = value % 0x80 | 0x80;
-		value = Math.floor(value / 0x80);
-	}
-	body[at++] = value;
-	return at;
-}
-
-function varintBytes(value: number): Buffer {
-	const bytes = Buffer.alloc(varintSize(value));
-	writeVarint(bytes, 0, value);
-	return bytes;
 }

@@ -1,0 +1,127 @@
+const TWO_TO_32 = 2 ** 32;
+
+/**
+ * A protobuf message written by hand into `body`, from `at`: varints, fixed-width numbers, and
+ * length-delimited fields whose length is fixed up once their content is written. A write past the
+ * body's end is not made, but `at` still moves past the end: whoever writes a message checks `at`
+ * once it is complete, and takes the message back if it did not fit.
+ */
+export class ProtobufBody {
+	readonly body: Buffer;
+	/** Where the next byte goes. */
+	at: number;
+
+	constructor(bytes: number, at = 0) {
+		this.body = Buffer.allocUnsafe(bytes);
+		this.at = at;
+	}
+
+	/** True when everything written so far fits. */
+	fits(): boolean {
+		return this.at <= this.body.length;
+	}
+
+	byte(value: number): void {
+		this.body[this.at++] = value;
+	}
+
+	varint(value: number): void {
+		this.at = writeVarint(this.body, this.at, value);
+	}
+
+	/** A length-delimited field whose length is not known yet: `reserved` bytes are kept for it. */
+	open(fieldTag: number, reserved: number): number {
+		this.byte(fieldTag);
+		const lengthAt = this.at;
+		this.at += reserved;
+		return lengthAt;
+	}
+
+	/** Writes the length of the field opened at `lengthAt`, moving its content if it needs more or fewer bytes. */
+	close(lengthAt: number, reserved: number): void {
+		const length = this.at - lengthAt - reserved;
+		const size = varintSize(length);
+		if (size !== reserved) {
+			const end = this.at + size - reserved;
+			// Moved only when all of it fits.
+			if (end <= this.body.length)
+				this.body.copyWithin(lengthAt + size, lengthAt + reserved, this.at);
+			this.at = end;
+		}
+		writeVarint(this.body, lengthAt, length);
+	}
+
+	/** A length-delimited field: `length` bytes of `source`, from `from`. */
+	field(fieldTag: number, source: Buffer, from: number, length: number): void {
+		this.byte(fieldTag);
+		this.varint(length);
+		this.copy(source, from, length);
+	}
+
+	/** `length` bytes of `source`, from `from`. */
+	copy(source: Buffer, from: number, length: number): void {
+		if (this.at + length <= this.body.length) source.copy(this.body, this.at, from, from + length);
+		this.at += length;
+	}
+
+	/** All of `bytes` (a field written before, in full). */
+	append(bytes: Buffer): void {
+		this.copy(bytes, 0, bytes.length);
+	}
+
+	/** Nanoseconds since the Unix epoch, from milliseconds to the microsecond, as 64 bits in two halves. */
+	time(fieldTag: number, ms: number): void {
+		const micros = Math.round(ms * 1000);
+		const microsHigh = Math.floor(micros / TWO_TO_32);
+		const lowNanos = (micros - microsHigh * TWO_TO_32) * 1000;
+		const carry = Math.floor(lowNanos / TWO_TO_32);
+		this.byte(fieldTag);
+		this.#fixed32(lowNanos - carry * TWO_TO_32);
+		this.#fixed32(microsHigh * 1000 + carry);
+	}
+
+	/** An int64 past a double's exact integers, or negative (its two's complement: ten bytes). */
+	int64(value: number): void {
+		let rest = BigInt.asUintN(64, BigInt(value));
+		while (rest >= 0x80n) {
+			this.byte(Number(rest & 0x7fn) | 0x80);
+			rest >>= 7n;
+		}
+		this.byte(Number(rest));
+	}
+
+	#fixed32(value: number): void {
+		const body = this.body;
+		const at = this.at;
+		body[at] = value;
+		body[at + 1] = value >>> 8;
+		body[at + 2] = value >>> 16;
+		body[at + 3] = value >>> 24;
+		this.at = at + 4;
+	}
+}
+
+export function varintSize(value: number): number {
+	let size = 1;
+	while (value >= 0x80) {
+		value = Math.floor(value / 0x80);
+		size++;
+	}
+	return size;
+}
+
+/** A non-negative integer up to 2^53 as a varint at `at` of `body`; returns where it ends. */
+export function writeVarint(body: Buffer, at: number, value: number): number {
+	while (value >= 0x80) {
+		body[at++] = value % 0x80 | 0x80;
+		value = Math.floor(value / 0x80);
+	}
+	body[at++] = value;
+	return at;
+}
+
+export function varintBytes(value: number): Buffer {
+	const bytes = Buffer.alloc(varintSize(value));
+	writeVarint(bytes, 0, value);
+	return bytes;
+}
