@@ -1,10 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { once } from 'node:events';
+import { eventually } from '../../tooling/eventually';
 
-// The tests' own fetch (test/support/short-keep-alive.ts here, no-keep-alive.ts in the end-to-end
-// suites): a request sent on a connection the server is closing fails with "other side closed",
-// so the tests' fetch must not keep a connection as long as the servers do.
+// What the tests themselves stand on.
+// - Their fetch (test/support/short-keep-alive.ts here, no-keep-alive.ts in the end-to-end
+//   suites): a request sent on a connection the server is closing fails with "other side
+//   closed", so the tests' fetch must not keep a connection as long as the servers do.
+// - `eventually`: a wait that times out says what it last waited out.
 
 /** A server that keeps an idle connection for a minute, longer than any test waits. */
 async function patientServer(): Promise<{ server: Server; url: string; sockets: Socket[] }> {
@@ -42,5 +45,25 @@ describe("the tests' fetch", () => {
 		for (let request = 0; request < 3; request++)
 			expect(await (await fetch(patient.url, { method: 'POST', body: 'x' })).text()).toBe('ok');
 		expect(patient.sockets.length).toBe(3);
+	});
+});
+
+describe('eventually', () => {
+	it('says, when time is up, why the last try failed, with the cause fetch keeps its reason in', async () => {
+		const refused = new TypeError('fetch failed', {
+			cause: new Error('connect ECONNREFUSED 127.0.0.1:9'),
+		});
+		await expect(
+			eventually(
+				() => {
+					throw refused;
+				},
+				'a server that never starts',
+				{ timeoutMs: 0, retryErrors: () => true, explain: () => 'its log' },
+			),
+		).rejects.toThrow(
+			'Timed out after 0 ms waiting for a server that never starts\n' +
+				'the last try failed: fetch failed (connect ECONNREFUSED 127.0.0.1:9)\nits log',
+		);
 	});
 });
