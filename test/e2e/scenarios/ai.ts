@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Agent } from 'undici';
 import { demoVersionsOf, type ApiClient } from '../../../tooling/api/client';
 import { eventually } from '../../../tooling/eventually';
 import { createSessionNode, example, webhookRows } from '../../../tooling/n8n/workflows';
@@ -20,6 +21,11 @@ export function aiToolScenarios(e2e: E2e): void {
 	if (e2e.scope === 'full')
 		describe('the tools behind an MCP Server Trigger (examples/mcp-server.json), called by an MCP client', () => {
 			const token = `mcp-${randomUUID()}`;
+			// The client's connections, kept between requests as an MCP client's own fetch keeps
+			// them: n8n's MCP Server Trigger ends a session when the connection it began on closes
+			// (2.41.1, `McpServer.setupSession`), and the suites' fetch opens one per request
+			// (test/support/no-keep-alive.ts).
+			const connections = new Agent();
 			let mcp: Client;
 			let api: ApiClient;
 			let versions: { published: string; draft: string };
@@ -55,7 +61,10 @@ export function aiToolScenarios(e2e: E2e): void {
 						const client = new Client({ name: 'traininglab-e2e', version: '1.0.0' });
 						await client.connect(
 							new StreamableHTTPClientTransport(url, {
-								requestInit: { headers: { authorization: `Bearer ${token}` } },
+								requestInit: {
+									headers: { authorization: `Bearer ${token}` },
+									dispatcher: connections,
+								} as RequestInit,
 							}),
 						);
 						return client;
@@ -67,6 +76,7 @@ export function aiToolScenarios(e2e: E2e): void {
 
 			afterAll(async () => {
 				await mcp?.close();
+				await connections.close();
 			});
 
 			it('lists every tool with the description and arguments written for a model', async () => {
