@@ -1,4 +1,6 @@
 const TWO_TO_32 = 2 ** 32;
+/** Copies shorter than this are made a byte at a time. */
+const SHORT_COPY = 24;
 
 /**
  * A protobuf message written by hand into `body`, from `at`: varints, fixed-width numbers, and
@@ -60,8 +62,15 @@ export class ProtobufBody {
 
 	/** `length` bytes of `source`, from `from`. */
 	copy(source: Buffer, from: number, length: number): void {
-		if (this.at + length <= this.body.length) source.copy(this.body, this.at, from, from + length);
-		this.at += length;
+		const { body, at } = this;
+		if (at + length <= body.length) {
+			// Ids, methods and routes: a loop is cheaper than a call into Buffer's native copy (~30 ns)
+			// for fewer than about 24 bytes.
+			if (length < SHORT_COPY)
+				for (let index = 0; index < length; index++) body[at + index] = source[from + index];
+			else source.copy(body, at, from, from + length);
+		}
+		this.at = at + length;
 	}
 
 	/** All of `bytes` (a field written before, in full). */

@@ -30,12 +30,35 @@ abstract class RingEnd {
 		const first = Math.min(length, size - at);
 		if (toRing) {
 			buffer.copy(this.data, at, 0, first);
-			buffer.copy(this.data, 0, first, length);
+			if (first < length) buffer.copy(this.data, 0, first, length);
 		} else {
 			this.data.copy(buffer, 0, at, at + first);
-			this.data.copy(buffer, first, 0, length - first);
+			if (first < length) this.data.copy(buffer, first, 0, length - first);
 		}
 		return (at + length) % size;
+	}
+
+	/** The uint32 (little-endian) at `at`, around the ring's end; a byte at a time, cheaper than a copy. */
+	protected lengthAt(at: number): number {
+		const { data } = this;
+		const size = data.length;
+		return (
+			(data[at] |
+				(data[(at + 1) % size] << 8) |
+				(data[(at + 2) % size] << 16) |
+				(data[(at + 3) % size] << 24)) >>>
+			0
+		);
+	}
+
+	/** Writes `length` as a uint32 (little-endian) at `at`, around the ring's end. */
+	protected writeLength(at: number, length: number): void {
+		const { data } = this;
+		const size = data.length;
+		data[at] = length;
+		data[(at + 1) % size] = length >>> 8;
+		data[(at + 2) % size] = length >>> 16;
+		data[(at + 3) % size] = length >>> 24;
 	}
 }
 
@@ -43,7 +66,6 @@ abstract class RingEnd {
 export class RingWriter extends RingEnd {
 	/** Records dropped because the ring was full. */
 	dropped = 0;
-	readonly #length = Buffer.alloc(LENGTH_BYTES);
 
 	/** Appends `record`'s first `length` bytes; false, with nothing written, when they do not fit. */
 	write(record: Buffer, length: number): boolean {
@@ -54,8 +76,8 @@ export class RingWriter extends RingEnd {
 			this.dropped++;
 			return false;
 		}
-		this.#length.writeUInt32LE(length, 0);
-		const at = this.copy(true, this.#length, written, LENGTH_BYTES);
+		this.writeLength(written, length);
+		const at = (written + LENGTH_BYTES) % size;
 		Atomics.store(this.positions, WRITTEN, this.copy(true, record, at, length));
 		return true;
 	}
@@ -65,7 +87,6 @@ export class RingWriter extends RingEnd {
 export class RingReader extends RingEnd {
 	/** The record last read, from its first byte (its length is what `read` returned). */
 	record = Buffer.alloc(64 * 1024);
-	readonly #length = Buffer.alloc(LENGTH_BYTES);
 
 	/**
 	 * Reads the oldest record not yet read into `record` (valid until the next call), and returns
@@ -74,8 +95,8 @@ export class RingReader extends RingEnd {
 	read(): number {
 		const read = Atomics.load(this.positions, READ);
 		if (read === Atomics.load(this.positions, WRITTEN)) return -1;
-		const at = this.copy(false, this.#length, read, LENGTH_BYTES);
-		const length = this.#length.readUInt32LE(0);
+		const length = this.lengthAt(read);
+		const at = (read + LENGTH_BYTES) % this.data.length;
 		if (length > this.record.length) this.record = Buffer.alloc(length);
 		Atomics.store(this.positions, READ, this.copy(false, this.record, at, length));
 		return length;
