@@ -4,7 +4,7 @@ import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PeerRequest, PeerTally } from './observability-peer.mts';
 import { spawnServer } from '../tooling/api/server-process.ts';
-import { load, type LoadResult } from './load.mts';
+import { load } from './load.mts';
 import {
 	api,
 	bootstrap,
@@ -23,17 +23,33 @@ export interface ObservabilityRow {
 	/** Requests or deliveries per second: the median of the rounds, off and on. */
 	off: number;
 	on: number;
+	/**
+	 * Request cells: a second server off, measured as the other two (an A/A comparison): how far
+	 * two servers of the same build and mode read apart in this run.
+	 */
+	anotherOff?: number;
 }
 
 /**
  * What metrics and traces cost: the same server off (the defaults) and on (`METRICS_ENABLED`,
- * `/metrics` scraped every second, spans exported to a collector that takes them as fast as they
- * come; both in a process of their own, bench/observability-peer.mts), in interleaved rounds
- * (A B B A), each round on a fresh server of each mode with its own copy of the same data.
- * Cells: the throughput benchmark's four requests at `connections`, and a drain of `backlog`
- * deliveries to one endpoint. Both measure a server past its start: the request cells once each
- * has had `warmUpSeconds` of its own load, all of them before the first is measured, and the drain
- * after `backlog` deliveries more. For its first ten seconds or so a server still gets faster
+ * `/metrics` scraped every second while it is under load, spans exported to a collector that takes
+ * them as fast as they come; both in a process of their own, bench/observability-peer.mts).
+ *
+ * Request cells (the throughput benchmark's four requests at `connections`): each round starts
+ * fresh servers, each on its own copy of the same data, and keeps them running: one on, two off.
+ * Each cell gets `warmUpSeconds` of load on each before any is measured; then readings of `seconds`
+ * go round them and back (A B C C B A), cell by cell. On this class of machine the speed of the
+ * whole machine wanders by several per cent from one ten seconds to the next (the load generator's
+ * own CPU time per request with it), and two servers of the same build differ by a few per cent:
+ * readings seconds apart, on fresh servers each round, sample both alike. The second server off
+ * is read like the others and compared with the first: what this run cannot tell apart. The on
+ * server's last partial batch of spans is exported within a second of its reading's end, during
+ * the next one: at most 2,048 spans, about 0.1 % of a reading's CPU.
+ *
+ * Deliveries: a drain of `backlog` deliveries to one endpoint, on a fresh server of each mode per
+ * round (A B B A across rounds), measured after `backlog` deliveries more.
+ *
+ * Both measure a server past its start. For its first ten seconds or so a server still gets faster
  * (V8 compiles its hot paths, its young generation grows), more slowly with metrics and traces on:
  * `GET /me` measured from 3 s after a start read 0.95 × off, from 9 s 0.965 ×. That is not what
  * they cost a server that runs.
@@ -54,6 +70,7 @@ export async function benchObservability(options: {
 	const receiver = await startReceiver({ recordArrivals: false });
 	const modes = {
 		off: {},
+		anotherOff: {},
 		on: {
 			METRICS_ENABLED: 'true',
 			METRICS_TOKEN: TOKEN,
@@ -61,7 +78,10 @@ export async function benchObservability(options: {
 		},
 	} as const;
 	type Mode = keyof typeof modes;
-	/** A server of `mode` on its own copy of the seeded data, scraped every second when on. */
+	/**
+	 * A server of `mode` on its own copy of the seeded data; when on, `scraped()` runs work while its
+	 * `/metrics` is scraped every second.
+	 */
 	const start = async (mode: Mode, name: string) => {
 		const databasePath = join(dir, `${name}-${mode}.sqlite`);
 		copyFileSync(seeded, databasePath);
@@ -72,17 +92,25 @@ export async function benchObservability(options: {
 			...modes[mode],
 		});
 		const metricsUrl = `${new URL(server.url).origin}/metrics`;
-		if (mode === 'on') peer.send({ scrape: { url: metricsUrl, token: TOKEN } });
 		return {
 			...server,
 			databasePath,
-			async stop() {
-				if (mode === 'on') peer.send({ unscrape: metricsUrl });
+			async scraped<T>(work: () => Promise<T>): Promise<T> {
+				if (mode !== 'on') return work();
+				peer.send({ scrape: { url: metricsUrl, token: TOKEN } });
+				try {
+					return await work();
+				} finally {
+					peer.send({ unscrape: metricsUrl });
+				}
+			},
+			/** Stops it; `removed`: its data with it. */
+			async stop(removed = true) {
 				await server.stop();
+				if (removed) rmSync(databasePath, { force: true });
 			},
 		};
 	};
-	const order = (round: number): Mode[] => (round % 2 === 0 ? ['off', 'on'] : ['on', 'off']);
 	const rows: ObservabilityRow[] = [];
 	try {
 		const cells = [
@@ -96,36 +124,53 @@ export async function benchObservability(options: {
 				body: { title: 'Load', lab_version_id: versionId, capacity: 20 },
 			},
 		];
-		// A fresh server of each mode every round: two servers of the same build differ by a few
-		// per cent in CPU per request, as much as what is measured here, so rounds sample servers too.
-		const results = cells.map(() => ({ off: [] as LoadResult[], on: [] as LoadResult[] }));
-		for (let round = 0; round < options.rounds; round++)
-			for (const mode of order(round)) {
-				const server = await start(mode, `requests-${round}`);
-				try {
-					const loadOf = ({ path, method, body }: (typeof cells)[number], seconds: number) =>
+		const readings = cells.map(() => ({
+			off: [] as number[],
+			anotherOff: [] as number[],
+			on: [] as number[],
+		}));
+		for (let round = 0; round < options.rounds; round++) {
+			const servers = {
+				off: await start('off', `requests-${round}`),
+				anotherOff: await start('anotherOff', `requests-${round}`),
+				on: await start('on', `requests-${round}`),
+			};
+			const around: Mode[] =
+				round % 2 === 0 ? ['off', 'on', 'anotherOff'] : ['anotherOff', 'on', 'off'];
+			try {
+				const loadOf = async (
+					mode: Mode,
+					{ path, method, body }: (typeof cells)[number],
+					seconds: number,
+				) => {
+					const result = await servers[mode].scraped(() =>
 						load({
-							url: `${server.url}${path}`,
+							url: `${servers[mode].url}${path}`,
 							key: boot.api_key,
 							connections: options.connections,
 							seconds,
 							warmUp: false,
 							method,
 							body,
-						});
-					for (const cell of cells) await loadOf(cell, options.warmUpSeconds);
-					for (const [index, cell] of cells.entries())
-						results[index][mode].push(await loadOf(cell, options.seconds));
-				} finally {
-					await server.stop();
-					rmSync(server.databasePath, { force: true });
-				}
+						}),
+					);
+					return result.requestsPerSecond;
+				};
+				for (const cell of cells)
+					for (const mode of around) await loadOf(mode, cell, options.warmUpSeconds);
+				for (const [index, cell] of cells.entries())
+					for (const mode of [...around, ...around.toReversed()])
+						readings[index][mode].push(await loadOf(mode, cell, options.seconds));
+			} finally {
+				await Promise.all(Object.values(servers).map((server) => server.stop()));
 			}
+		}
 		for (const [index, { cell }] of cells.entries())
 			rows.push({
 				cell,
-				off: median(results[index].off.map((result) => result.requestsPerSecond)),
-				on: median(results[index].on.map((result) => result.requestsPerSecond)),
+				off: median(readings[index].off),
+				on: median(readings[index].on),
+				anotherOff: median(readings[index].anotherOff),
 			});
 
 		// Deliveries: an endpoint of the seeded organization, twice `backlog` changes queued while no
@@ -136,28 +181,31 @@ export async function benchObservability(options: {
 			url: `${receiver.url}/drain`,
 			event_types: ['session.created'],
 		});
-		await setup.stop();
+		await setup.stop(false);
 		seedSessions(setup.databasePath, boot, 2 * options.backlog);
 		copyFileSync(setup.databasePath, seeded);
-		const drains: Record<Mode, number[]> = { off: [], on: [] };
+		const drains = { off: [] as number[], on: [] as number[] };
+		const order = (round: number) =>
+			round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
 		for (let round = 0; round < options.rounds; round++)
 			for (const mode of order(round)) {
 				const before = receiver.received();
 				const server = await start(mode, `drain-${round}`);
 				let warm = 0;
-				await eventually(
-					() => {
-						const received = receiver.received() - before;
-						if (received >= options.backlog && warm === 0) warm = Date.now();
-						return received >= 2 * options.backlog;
-					},
-					'the backlog to drain',
-					{ timeoutMs: 600_000, intervalMs: 2 },
+				await server.scraped(() =>
+					eventually(
+						() => {
+							const received = receiver.received() - before;
+							if (received >= options.backlog && warm === 0) warm = Date.now();
+							return received >= 2 * options.backlog;
+						},
+						'the backlog to drain',
+						{ timeoutMs: 600_000, intervalMs: 2 },
+					),
 				);
 				const seconds = (Date.now() - warm) / 1000;
 				drains[mode].push(Math.round(options.backlog / Math.max(seconds, 0.001)));
 				await server.stop();
-				rmSync(server.databasePath, { force: true });
 			}
 		rows.push({ cell: 'webhook delivery', off: median(drains.off), on: median(drains.on) });
 		// "On" that exported or scraped nothing would measure nothing.
