@@ -18,6 +18,10 @@ const OUTCOMES: SendOutcome[] = [
 	{ kind: 'failed', statusCode: null, error: 'timed out', response: null },
 ];
 
+/** One attempt of `outcome` recorded, for an event of a known time (not a test event). */
+const record = (metrics: DeliveryMetrics, outcome: SendOutcome) =>
+	metrics.attempt(outcome, '2026-11-30T06:00:00.000Z', false, Date.now());
+
 async function attemptCounts(metrics: DeliveryMetrics): Promise<Record<string, number>> {
 	const counter = metrics.registry.getSingleMetric('traininglab_webhook_attempts_total')!;
 	const { values } = await counter.get();
@@ -32,8 +36,7 @@ it('counts each attempt under its outcome and its answer’s status class, and n
 	expect(Object.values(before).every((count) => count === 0)).toBe(true);
 
 	for (const [index, outcome] of OUTCOMES.entries())
-		for (let time = 0; time <= index; time++)
-			metrics.attempt(outcome, '2026-11-30T06:00:00.000Z', false, Date.now());
+		for (let time = 0; time <= index; time++) record(metrics, outcome);
 
 	expect(await attemptCounts(metrics)).toEqual({
 		...before,
@@ -53,25 +56,10 @@ it('counts each attempt under its outcome and its answer’s status class, and n
 
 it('counts a status outside 100–599 as no answer, and a pair it does not list under its own labels', async () => {
 	const metrics = new DeliveryMetrics(() => 0);
-	metrics.attempt(
-		{ kind: 'failed', statusCode: 999, error: 'odd', response: answer },
-		'2026-11-30T06:00:00.000Z',
-		false,
-		Date.now(),
-	);
-	metrics.attempt(
-		{ kind: 'gone', statusCode: 410, error: 'gone', response: answer },
-		'2026-11-30T06:00:00.000Z',
-		false,
-		Date.now(),
-	);
+	record(metrics, { kind: 'failed', statusCode: 999, error: 'odd', response: answer });
+	record(metrics, { kind: 'gone', statusCode: 410, error: 'gone', response: answer });
 	// A pair outside the listed ones (a delivered attempt has a 2xx): counted, not lost.
-	metrics.attempt(
-		{ kind: 'delivered', statusCode: 302, error: null, response: answer },
-		'2026-11-30T06:00:00.000Z',
-		false,
-		Date.now(),
-	);
+	record(metrics, { kind: 'delivered', statusCode: 302, error: null, response: answer });
 	const counts = await attemptCounts(metrics);
 	expect(counts['failed none']).toBe(1);
 	expect(counts['gone 4xx']).toBe(1);
