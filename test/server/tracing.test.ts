@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getPriority } from 'node:os';
 import { serverWithOrg, type TestOrg } from '../support/fixtures.ts';
 import { OtlpReceiver } from '../support/otlp-receiver.ts';
 import { Receiver } from '../support/receiver.ts';
@@ -161,6 +163,50 @@ describe('traces, exported over OTLP', () => {
 		} finally {
 			receiver.reply = () => ({ status: 204 });
 			await retrying.server.stop();
+		}
+	});
+});
+
+/** The nice level of each thread of this process (Linux), by thread id. */
+function threadNiceLevels(): Map<string, number> {
+	const levels = new Map<string, number>();
+	for (const thread of readdirSync('/proc/self/task'))
+		try {
+			const stat = readFileSync(`/proc/self/task/${thread}/stat`, 'utf8');
+			// After the name in brackets: state is field 3, nice field 19.
+			levels.set(thread, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+		} catch {
+			// A thread that ended while the list was read.
+		}
+	return levels;
+}
+
+(process.platform === 'linux' ? describe : describe.skip)('the span export thread', () => {
+	it('runs 10 nice levels below the threads that answer requests and deliver, and no other does', async () => {
+		const server = getPriority();
+		const lowered = () =>
+			[...threadNiceLevels()].filter(([, nice]) => nice === Math.min(19, server + 10));
+		const before = lowered().map(([thread]) => thread);
+		const started = await serverWithOrg({
+			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+			OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+		});
+		try {
+			// The thread lowers itself once started, which the server does not wait for.
+			const [exportThread] = await eventually(() => {
+				const added = lowered().filter(([thread]) => !before.includes(thread));
+				return added.length > 0 && added;
+			}, 'the span export thread to lower its priority');
+			await subscribed(started.org, '/priority');
+			await removeOne(started.server, started.org, {});
+			await receiver.waitFor(() => receiver.at('/priority').length === 1);
+			const levels = threadNiceLevels();
+			expect(levels.get(exportThread[0])).toBe(Math.min(19, server + 10));
+			// The outbox thread has delivered, at the process's level, as this one answered.
+			expect(lowered().filter(([thread]) => !before.includes(thread))).toHaveLength(1);
+			expect(levels.get(String(process.pid))).toBe(server);
+		} finally {
+			await started.server.stop();
 		}
 	});
 });
