@@ -131,7 +131,7 @@ export async function benchObservability(options: {
 		}));
 		for (let round = 0; round < options.rounds; round++) {
 			// Started in a rotating order: of four servers alike, started one after another, the first
-			// read 2 to 4 % slower than the others in 3 rounds of 4 (cause not found).
+			// read slowest in 3 rounds of 4, by up to 5 % (cause not found).
 			const starting: Mode[] = (['off', 'anotherOff', 'on'] as const).map(
 				(_, index, all) => all[(index + round) % all.length],
 			);
