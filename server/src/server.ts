@@ -83,12 +83,10 @@ export async function startServer(
 		onThreads && config.otlpEndpoint
 			? new SpanExportThread(workers.spanExport, config.otlpEndpoint, logger)
 			: undefined;
+	const exportsHere =
+		!spanExport && config.otlpEndpoint ? exportFromThisThread(config.otlpEndpoint) : undefined;
 	const tracing = new Tracing({
-		exports: spanExport
-			? exportThroughThread(spanExport.port())
-			: config.otlpEndpoint
-				? exportFromThisThread(config.otlpEndpoint)
-				: undefined,
+		exports: spanExport ? exportThroughThread(spanExport.port()) : exportsHere,
 	});
 	const outboxOptions = { ...config.webhooks, clock, tracing, counted: config.metrics.enabled };
 	const writeLock = new WriteLock();
@@ -119,6 +117,7 @@ export async function startServer(
 					deliveryMetrics: async () =>
 						((await onEventLoop!.metrics?.registry.getMetricsAsJSON()) ?? []) as MetricsJson,
 				},
+		spanExport?.lost ?? exportsHere?.lost,
 	);
 	const services = createServices(
 		db,

@@ -1,9 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { installDebianPackages } from '../../tooling/debian.ts';
 import { ROOT } from '../../tooling/root.ts';
 import { createOrg, removeTrainers, serverWithOrg, type TestOrg } from '../support/fixtures.ts';
+import { decodeTraceExport } from '../support/otlp-protobuf.ts';
 import { parseExposition, total, type Sample } from '../support/prometheus-text.ts';
 import { Receiver } from '../support/receiver.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -226,6 +229,62 @@ describe('GET /metrics when not enabled', () => {
 			expect(await response.text()).not.toContain('traininglab_');
 		} finally {
 			await plain.stop();
+		}
+	});
+});
+
+describe('GET /metrics with traces exported', () => {
+	it('counts the spans of every export the collector refused, and promtool finds nothing wrong', async () => {
+		// A collector that reads each export, counts its spans and refuses it.
+		let refusedSpans = 0;
+		const collector = createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (chunk: Buffer) => chunks.push(chunk));
+			req.on('end', () => {
+				for (const { scopeSpans } of decodeTraceExport(Buffer.concat(chunks)).resourceSpans)
+					for (const { spans } of scopeSpans) refusedSpans += spans.length;
+				res.writeHead(503).end();
+			});
+		});
+		await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+		const traced = await startTestServer({
+			METRICS_ENABLED: 'true',
+			METRICS_TOKEN: TOKEN,
+			OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+		});
+		try {
+			const at = new URL(traced.url).origin;
+			for (let i = 0; i < 10; i++) expect((await fetch(`${at}/healthz`)).status).toBe(200);
+			const read = async () => {
+				const response = await fetch(`${at}/metrics`, {
+					headers: { authorization: `Bearer ${TOKEN}` },
+				});
+				return response.text();
+			};
+			// Each scrape is a span too, refused a second later: read until both sides agree.
+			const text = await eventually(
+				async () => {
+					const text = await read();
+					const dropped = (reason: string) =>
+						total(parseExposition(text), 'traininglab_trace_spans_dropped_total', { reason });
+					return (
+						refusedSpans >= 10 &&
+						dropped('export_failed') === refusedSpans &&
+						dropped('ring_full') === 0 &&
+						text
+					);
+				},
+				'the refused spans to be counted',
+				{ intervalMs: 100 },
+			);
+			const checked = spawnSync(promtool, ['check', 'metrics'], { input: text, encoding: 'utf8' });
+			expect({ status: checked.status, problems: `${checked.stdout}${checked.stderr}` }).toEqual({
+				status: 0,
+				problems: '',
+			});
+		} finally {
+			await traced.stop();
+			collector.close();
 		}
 	});
 });

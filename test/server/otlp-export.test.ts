@@ -384,6 +384,7 @@ it('sends at most 2,048 spans an export, a span larger than a batch whole, and d
 		{ key: 'large', value: { stringValue: large } },
 	]);
 	expect(recorder.dropped).toBe(1);
+	expect([exporter.lost.ringFull, exporter.lost.exportFailed]).toEqual([1, 0]);
 });
 
 it('drops the spans a full ring has no room for, and sends those it holds and the ones after', async () => {
@@ -406,4 +407,39 @@ it('drops the spans a full ring has no room for, and sends those it holds and th
 		...Array.from({ length: written - dropped }, (_, index) => `span ${index}`),
 		'after',
 	]);
+	expect([exporter.lost.ringFull, exporter.lost.exportFailed]).toEqual([dropped, 0]);
+});
+
+it('counts the spans of every export the collector refuses or cannot be reached for, and no other', async () => {
+	let refusing = true;
+	const collector = createServer((req, res) => {
+		req.resume();
+		req.on('end', () => res.writeHead(refusing ? 503 : 200).end());
+	});
+	await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+	const url = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+	try {
+		const { exporter, recorder } = exporting(url);
+		const send = async (spans: number) => {
+			for (let index = 0; index < spans; index++) recorded(recorder, 'span', index).end();
+			recorder.flush();
+			await exporter.flush();
+		};
+		await send(3000); // two exports: 2,048 and 952 spans
+		expect(exporter.lost.exportFailed).toBe(3000);
+		refusing = false;
+		await send(10);
+		expect(exporter.lost.exportFailed).toBe(3000);
+		await exporter.stop();
+
+		const unreachable = exporting('http://127.0.0.1:9');
+		for (let index = 0; index < 5; index++) recorded(unreachable.recorder, 'span', index).end();
+		unreachable.recorder.flush();
+		await unreachable.exporter.stop();
+		expect([unreachable.exporter.lost.ringFull, unreachable.exporter.lost.exportFailed]).toEqual([
+			0, 5,
+		]);
+	} finally {
+		collector.close();
+	}
 });

@@ -52,4 +52,10 @@ it('counts the records it dropped', () => {
 	expect(writer.write(Buffer.alloc(10), 10)).toBe(false);
 	expect(writer.write(Buffer.alloc(1), 1)).toBe(true);
 	expect(writer.dropped).toBe(1);
+	// The reading end takes the count from the same memory, once.
+	const reader = new RingReader(ring);
+	expect(reader.takeDropped()).toBe(1);
+	expect(reader.takeDropped()).toBe(0);
+	expect(writer.write(Buffer.alloc(200), 200)).toBe(false);
+	expect(reader.takeDropped()).toBe(1);
 });

@@ -10,6 +10,7 @@ import {
 import type { Clock } from '../core/clock.ts';
 import type { Backlog } from '../outbox/backlog.ts';
 import { RequestDurations } from './request-durations.ts';
+import type { SpansLost } from './spans-lost.ts';
 
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 
@@ -36,7 +37,13 @@ export class ServerMetrics {
 		registers: [this.#registry],
 	});
 
-	constructor(backlog: Backlog, clock: Clock, delivery: DeliveryMetricsSource) {
+	/** `spansLost`: what the export side counts, when traces are exported. */
+	constructor(
+		backlog: Backlog,
+		clock: Clock,
+		delivery: DeliveryMetricsSource,
+		spansLost?: SpansLost,
+	) {
 		this.#delivery = delivery;
 		// The process's own (CPU, memory, the event loop's delay), under prom-client's usual names,
 		// but for three gauges named like counters, which `promtool check metrics` refuses.
@@ -76,6 +83,18 @@ export class ServerMetrics {
 					this.set({ state }, count);
 			},
 		});
+		if (spansLost)
+			new Counter({
+				name: 'traininglab_trace_spans_dropped_total',
+				help: "Spans not exported: no room in their thread's ring (ring_full), or in an export the collector refused or did not answer in time (export_failed)",
+				labelNames: ['reason'] as const,
+				registers,
+				collect() {
+					this.reset();
+					this.inc({ reason: 'ring_full' }, spansLost.ringFull);
+					this.inc({ reason: 'export_failed' }, spansLost.exportFailed);
+				},
+			});
 	}
 
 	/** One request answered: `route` its template (undefined: no route matched), `seconds` its duration. */

@@ -1,11 +1,13 @@
 import { otlpHead, SpanBatch, type OtlpHead } from './otlp-protobuf.ts';
 import { RingReader } from './span-ring.ts';
+import { SpansLost } from './spans-lost.ts';
 
 /**
  * Sends one export (an `ExportTraceServiceRequest` in protobuf) and resolves once it has been
- * sent or given up; it never rejects. The caller reuses `body` once it resolves.
+ * sent or given up, to whether the collector took it (a 2xx); it never rejects. The caller reuses
+ * `body` once it resolves.
  */
-export type SendExport = (body: Buffer) => Promise<void>;
+export type SendExport = (body: Buffer) => Promise<boolean>;
 
 /**
  * Spans one export carries: a full batch is sent at once. Each export costs the span export thread
@@ -34,6 +36,8 @@ const READ_EVERY_MS = 100;
  * export drops its batch: traces are best effort and never hold up the server.
  */
 export class OtlpExporter {
+	/** Spans dropped: by their thread's ring, or with an export that failed. */
+	readonly lost: SpansLost;
 	readonly #send: SendExport;
 	readonly #head: OtlpHead;
 	#rings: RingReader[] = [];
@@ -51,8 +55,9 @@ export class OtlpExporter {
 	#flushes = 0;
 	readonly #timer: NodeJS.Timeout;
 
-	constructor(send: SendExport, serviceName = 'traininglab-api') {
+	constructor(send: SendExport, serviceName = 'traininglab-api', lost = new SpansLost()) {
 		this.#send = send;
+		this.lost = lost;
 		this.#head = otlpHead(serviceName);
 		this.#timer = setInterval(() => this.#pump(), READ_EVERY_MS).unref();
 	}
@@ -97,7 +102,8 @@ export class OtlpExporter {
 		const batch = this.#full.shift() ?? (due ? this.#filling : undefined);
 		if (!batch) return;
 		if (batch === this.#filling) this.#filling = undefined;
-		this.#sending = this.#send(batch.finish()).then(() => {
+		this.#sending = this.#send(batch.finish()).then((sent) => {
+			if (!sent) this.lost.countExportFailed(batch.spans);
 			this.#sending = undefined;
 			batch.reset();
 			if (batch.capacity === BATCH_BYTES && this.#spare.length < SPARE_BATCHES)
@@ -108,6 +114,7 @@ export class OtlpExporter {
 
 	/** Writes the spans waiting in the rings into batches, until a full one waits for its export. */
 	#read(): void {
+		for (const ring of this.#rings) this.lost.countRingFull(ring.takeDropped());
 		let more = true;
 		while (more && this.#full.length === 0) {
 			more = false;

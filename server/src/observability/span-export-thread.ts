@@ -1,5 +1,12 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../core/logger.ts';
+import { SpansLost } from './spans-lost.ts';
+
+/** What the span export thread starts with: where to send, and where to count what it drops. */
+export interface SpanExportThreadData {
+	endpoint: string;
+	lost: SharedArrayBuffer;
+}
 
 /**
  * Where spans are exported from when the server runs on threads: a thread of its own
@@ -8,10 +15,14 @@ import type { Logger } from '../core/logger.ts';
  * cost it (docs/performance.md).
  */
 export class SpanExportThread {
+	/** What the thread counts of the spans it could not send. */
+	readonly lost = new SpansLost();
 	readonly #worker: Worker;
 
 	constructor(workerUrl: URL, endpoint: string, logger: Logger) {
-		this.#worker = new Worker(workerUrl, { workerData: { endpoint } });
+		this.#worker = new Worker(workerUrl, {
+			workerData: { endpoint, lost: this.lost.memory } satisfies SpanExportThreadData,
+		});
 		this.#worker.on('error', (error) => logger.error('the span export thread failed', error));
 		// Stopped with the server; it never keeps a process alive by itself.
 		this.#worker.unref();

@@ -6,6 +6,8 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { lowerThisThreadsPriority } from '../lib/thread-priority.ts';
 import { OtlpExporter } from './otlp-exporter.ts';
 import { sendOverHttp, type ToSpanExportThread } from './span-export.ts';
+import type { SpanExportThreadData } from './span-export-thread.ts';
+import { SpansLost } from './spans-lost.ts';
 
 /**
  * Nice levels below the threads that answer requests and deliver: when the CPU is short, spans
@@ -15,7 +17,8 @@ import { sendOverHttp, type ToSpanExportThread } from './span-export.ts';
 const BELOW_THE_SERVER = 10;
 lowerThisThreadsPriority(BELOW_THE_SERVER);
 
-const exporter = new OtlpExporter(sendOverHttp((workerData as { endpoint: string }).endpoint));
+const data = workerData as SpanExportThreadData;
+const exporter = new OtlpExporter(sendOverHttp(data.endpoint), undefined, new SpansLost(data.lost));
 
 /**
  * A port of one thread: its ring, then its flushes, each answered by its id once done. The port

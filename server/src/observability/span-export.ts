@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import type { MessagePort } from 'node:worker_threads';
 import { OtlpExporter, type SendExport } from './otlp-exporter.ts';
 import { spanRing } from './span-ring.ts';
+import type { SpansLost } from './spans-lost.ts';
 
 /** How long one export may take before it is given up (its spans dropped). */
 const EXPORT_TIMEOUT_MS = 5000;
@@ -12,7 +13,7 @@ export function sendOverHttp(endpoint: string): SendExport {
 	const url = new URL(`${endpoint.replace(/\/+$/, '')}/v1/traces`);
 	const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
 	return (body) =>
-		new Promise((resolve) => {
+		new Promise<boolean>((resolve) => {
 			const req = request(
 				url,
 				{
@@ -21,13 +22,14 @@ export function sendOverHttp(endpoint: string): SendExport {
 					timeout: EXPORT_TIMEOUT_MS,
 				},
 				(res) => {
+					const accepted = res.statusCode! >= 200 && res.statusCode! < 300;
 					res.resume();
-					res.on('end', resolve);
-					res.on('error', resolve);
+					res.on('end', () => resolve(accepted));
+					res.on('error', () => resolve(false));
 				},
 			);
 			req.on('timeout', () => req.destroy(new Error('OTLP export timed out')));
-			req.on('error', () => resolve());
+			req.on('error', () => resolve(false));
 			req.end(body);
 		});
 }
@@ -45,11 +47,16 @@ export interface SpanExports {
 }
 
 /** Spans exported from this thread, over HTTP: when the server runs without threads. */
-export function exportFromThisThread(endpoint: string): SpanExports {
+export function exportFromThisThread(endpoint: string): SpanExports & { lost: SpansLost } {
 	const exporter = new OtlpExporter(sendOverHttp(endpoint));
 	const ring = spanRing();
 	exporter.read(ring);
-	return { ring, flush: () => exporter.flush(), close: () => exporter.stop() };
+	return {
+		ring,
+		lost: exporter.lost,
+		flush: () => exporter.flush(),
+		close: () => exporter.stop(),
+	};
 }
 
 /** What a thread tells the span export thread: here is its ring; send what it holds (answered by the id). */

@@ -3,6 +3,10 @@ export const RING_BYTES = 4 * 1024 * 1024;
 
 const WRITTEN = 0;
 const READ = 1;
+/** Records the writer had no room for, modulo 2^32. */
+const DROPPED = 2;
+/** The positions and the count of dropped records, in front of the ring's bytes. */
+const HEADER_BYTES = 16;
 /** Each record's length, in front of it. */
 const LENGTH_BYTES = 4;
 
@@ -12,7 +16,7 @@ const LENGTH_BYTES = 4;
  * does not fit is dropped. Positions are stored with Atomics, after the bytes they cover.
  */
 export function spanRing(bytes = RING_BYTES): SharedArrayBuffer {
-	return new SharedArrayBuffer(8 + bytes);
+	return new SharedArrayBuffer(HEADER_BYTES + bytes);
 }
 
 abstract class RingEnd {
@@ -20,8 +24,8 @@ abstract class RingEnd {
 	protected readonly data: Buffer;
 
 	constructor(memory: SharedArrayBuffer) {
-		this.positions = new Int32Array(memory, 0, 2);
-		this.data = Buffer.from(memory, 8);
+		this.positions = new Int32Array(memory, 0, 3);
+		this.data = Buffer.from(memory, HEADER_BYTES);
 	}
 
 	/** Copies `length` bytes between `buffer` (from 0) and the ring at `at`, around its end. */
@@ -64,8 +68,10 @@ abstract class RingEnd {
 
 /** The writing end: one thread's. */
 export class RingWriter extends RingEnd {
-	/** Records dropped because the ring was full. */
-	dropped = 0;
+	/** Records dropped because the ring was full (the reader counts them too: `takeDropped`). */
+	get dropped(): number {
+		return Atomics.load(this.positions, DROPPED) >>> 0;
+	}
 
 	/** Appends `record`'s first `length` bytes; false, with nothing written, when they do not fit. */
 	write(record: Buffer, length: number): boolean {
@@ -73,7 +79,7 @@ export class RingWriter extends RingEnd {
 		const written = Atomics.load(this.positions, WRITTEN);
 		const free = (Atomics.load(this.positions, READ) - written - 1 + size) % size;
 		if (LENGTH_BYTES + length > free) {
-			this.dropped++;
+			Atomics.add(this.positions, DROPPED, 1);
 			return false;
 		}
 		this.writeLength(written, length);
@@ -87,6 +93,15 @@ export class RingWriter extends RingEnd {
 export class RingReader extends RingEnd {
 	/** The record last read, from its first byte (its length is what `read` returned). */
 	record = Buffer.alloc(64 * 1024);
+	#droppedTaken = 0;
+
+	/** How many records the writer has dropped since the last call. */
+	takeDropped(): number {
+		const dropped = Atomics.load(this.positions, DROPPED) >>> 0;
+		const since = (dropped - this.#droppedTaken) >>> 0;
+		this.#droppedTaken = dropped;
+		return since;
+	}
 
 	/**
 	 * Reads the oldest record not yet read into `record` (valid until the next call), and returns
