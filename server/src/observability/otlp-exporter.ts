@@ -55,7 +55,13 @@ export class OtlpExporter {
 	#flushes = 0;
 	readonly #timer: NodeJS.Timeout;
 
-	constructor(send: SendExport, serviceName = 'traininglab-api', lost = new SpansLost()) {
+	constructor(
+		send: SendExport,
+		{
+			serviceName = 'traininglab-api',
+			lost = new SpansLost(),
+		}: { serviceName?: string; lost?: SpansLost } = {},
+	) {
 		this.#send = send;
 		this.lost = lost;
 		this.#head = otlpHead(serviceName);

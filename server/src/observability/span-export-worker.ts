@@ -18,7 +18,9 @@ const BELOW_THE_SERVER = 10;
 lowerThisThreadsPriority(BELOW_THE_SERVER);
 
 const data = workerData as SpanExportThreadData;
-const exporter = new OtlpExporter(sendOverHttp(data.endpoint), undefined, new SpansLost(data.lost));
+const exporter = new OtlpExporter(sendOverHttp(data.endpoint), {
+	lost: new SpansLost(data.lost),
+});
 
 /**
  * A port of one thread: its ring, then its flushes, each answered by its id once done. The port
