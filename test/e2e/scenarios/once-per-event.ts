@@ -99,9 +99,10 @@ export function oncePerEventScenarios(e2e: E2e): void {
 
 	/**
 	 * The workflow of the first scenario for one acknowledgement mode: a session per removed member
-	 * (no key of the user's), a pause, then two effects outside Training Lab as the README advises
-	 * them: a notice carrying that system's idempotency key (the event's webhook_id), and a notice
-	 * sent only where a look-up in the receiver does not find it.
+	 * (no key of the user's), a gate in the receiver that holds the execution until the test opens it,
+	 * then two effects outside Training Lab as the README advises them: a notice carrying that
+	 * system's idempotency key (the event's webhook_id), and a notice sent only where a look-up in the
+	 * receiver does not find it.
 	 */
 	function effectWorkflow(options: {
 		acknowledge: string;
@@ -124,7 +125,7 @@ export function oncePerEventScenarios(e2e: E2e): void {
 		const order = [
 			TRIGGER,
 			'Create session',
-			'Pause',
+			'Wait at the gate',
 			'Send notice',
 			'Look up notice',
 			'Not sent yet',
@@ -146,9 +147,9 @@ export function oncePerEventScenarios(e2e: E2e): void {
 					capacity: 5,
 					credential: credentials.trainingLabApi,
 				}),
-				workflowNode('Pause', 'n8n-nodes-base.wait', 400, {
-					typeVersion: 1.1,
-					parameters: { resume: 'timeInterval', amount: 3, unit: 'seconds' },
+				workflowNode('Wait at the gate', 'n8n-nodes-base.httpRequest', 400, {
+					typeVersion: 4.2,
+					parameters: { url: `${receiver}/gate-${path}`, options: {} },
 				}),
 				post('Send notice', 600, `${receiver}/${path}`, {
 					sendHeaders: true,
@@ -199,24 +200,35 @@ export function oncePerEventScenarios(e2e: E2e): void {
 		};
 	}
 
-	/** The receiver answers a look-up (`GET /checked-…?webhook_id=`) with how many notices carry that id. */
-	function answerLookUps(): () => void {
+	/**
+	 * The receiver answers a look-up (`GET /checked-…?webhook_id=`) with how many notices carry that
+	 * id, and holds every `GET /gate-…` until `openGate` is called: executions stay running there for
+	 * as long as the test needs, however slowly n8n takes the burst.
+	 */
+	function answerLookUpsAndGate(): { openGate: () => void; stopAnswering: () => void } {
 		const previousReply = e2e.notices.reply;
+		let openGate!: () => void;
+		const gateOpen = new Promise<void>((resolve) => (openGate = resolve));
+		const json = { 'content-type': 'application/json' };
 		e2e.notices.reply = (delivery) => {
 			const url = new URL(delivery.path, 'http://receiver');
+			if (delivery.method === 'GET' && url.pathname.startsWith('/gate-'))
+				return { status: 200, headers: json, body: '{"open":true}', after: gateOpen };
 			if (delivery.method !== 'GET' || !url.pathname.startsWith('/checked-'))
 				return previousReply(delivery);
 			const wanted = url.searchParams.get('webhook_id');
 			const count = e2e.notices
 				.at(url.pathname)
 				.filter((notice) => JSON.parse(notice.body).webhook_id === wanted).length;
-			return {
-				status: 200,
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ count }),
-			};
+			return { status: 200, headers: json, body: JSON.stringify({ count }) };
 		};
-		return () => void (e2e.notices.reply = previousReply);
+		return {
+			openGate,
+			stopAnswering: () => {
+				openGate();
+				e2e.notices.reply = previousReply;
+			},
+		};
 	}
 
 	describe('one Training Lab effect per event: n8n killed in a burst with executions not yet begun and running', () => {
@@ -228,7 +240,7 @@ export function oncePerEventScenarios(e2e: E2e): void {
 					{ acknowledge: 'onReceipt', orgName: 'onceOnReceipt' },
 					{ acknowledge: 'whenFinished', orgName: 'onceWhenFinished' },
 				] as const;
-				const stopAnswering = answerLookUps();
+				const { openGate, stopAnswering } = answerLookUpsAndGate();
 				const runs: Array<{
 					acknowledge: string;
 					orgName: OrgName;
@@ -260,7 +272,8 @@ export function oncePerEventScenarios(e2e: E2e): void {
 							members.map((m) => api.delete(`/orgs/${orgId}/members/${m.user_id}`)),
 						),
 					);
-					// Killed once every event has its execution, some running, others waiting to begin ("new").
+					// Killed once every event has its execution, some running (held at the gate), others
+					// waiting to begin ("new").
 					const atKill = await eventually(
 						async () => {
 							const each = await Promise.all(runs.map((run) => executionsOf(run.workflowId)));
@@ -273,6 +286,7 @@ export function oncePerEventScenarios(e2e: E2e): void {
 						patiently(60_000, n8n.log),
 					);
 					await n8n.kill();
+					openGate();
 					await n8n.restart();
 					// What n8n had not begun: run at its start, or left "new" for good (retrying one answers
 					// 409); then the API's redelivery runs those events.
