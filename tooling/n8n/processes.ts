@@ -139,7 +139,10 @@ async function startN8nProcess(
 					return await answersReady(readinessUrl);
 				},
 				`n8n ${command} to be ready`,
-				patiently(120_000, log),
+				// A start takes 10 to 40 s here, but well over 120 s on a cold CI run whose machine also
+				// installs n8n and starts a queue-mode setup (load average above 7 on two cores). One that
+				// fails exits, which ends this wait at once.
+				patiently(300_000, log),
 			);
 		} catch (error) {
 			await n8n.stop();
