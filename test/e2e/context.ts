@@ -417,7 +417,6 @@ export class E2e {
 	 * pending or to be retried, no further execution can be started by them.
 	 */
 	async deliveriesSettled(org: string, timeoutMs = 60_000): Promise<Delivery[]> {
-		const waiting = patiently(timeoutMs, this.n8n.log);
 		return eventually(
 			async () => {
 				const deliveries = this.deliveriesOf(org);
@@ -426,11 +425,9 @@ export class E2e {
 				);
 			},
 			'every delivery to be final',
-			{
-				...waiting,
-				explain: () =>
-					`${JSON.stringify(this.deliveriesOf(org).filter((d) => d.status !== 'succeeded'))}\n${waiting.explain!()}`,
-			},
+			patiently(timeoutMs, this.n8n.log, () =>
+				JSON.stringify(this.deliveriesOf(org).filter((d) => d.status !== 'succeeded')),
+			),
 		);
 	}
 

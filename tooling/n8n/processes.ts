@@ -9,14 +9,22 @@ import { startReadinessGate, type ReadinessGate } from './readiness-gate.ts';
 
 /**
  * How the end-to-end suite waits (with `eventually`): every 100 ms; a probe that throws counts as
- * "not yet" (n8n or a service still starting) unless n8n has exited; a timeout shows the end of `log`.
+ * "not yet" (n8n or a service still starting) unless n8n has exited; a timeout shows `state()` (what
+ * the wait last saw), then the end of `log`.
  */
-export function patiently(timeoutMs: number, log?: string): EventuallyOptions {
+export function patiently(
+	timeoutMs: number,
+	log?: string,
+	state?: () => string,
+): EventuallyOptions {
 	return {
 		timeoutMs,
 		intervalMs: 100,
 		retryErrors: (error) => !error.message.startsWith('n8n exited'),
-		explain: log ? () => tail(log) : undefined,
+		explain:
+			state || log
+				? () => [state?.(), log && tail(log)].filter((part) => part !== undefined).join('\n')
+				: undefined,
 	};
 }
 

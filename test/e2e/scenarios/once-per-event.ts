@@ -68,7 +68,6 @@ export function oncePerEventScenarios(e2e: E2e): void {
 	): Promise<ListedExecution[]> {
 		let last: ListedExecution[] = [];
 		// In queue mode n8n marks what a killed worker ran as crashed only at its queue recovery check.
-		const waiting = patiently(420_000, e2e.n8n.log);
 		return eventually(
 			async () => {
 				last = await executionsOf(workflowId);
@@ -77,11 +76,7 @@ export function oncePerEventScenarios(e2e: E2e): void {
 				return last.every(atRest) && last;
 			},
 			'every execution to have ended',
-			{
-				...waiting,
-				explain: () =>
-					`${JSON.stringify(last.map((e) => [e.id, e.status]))}\n${waiting.explain!()}`,
-			},
+			patiently(420_000, e2e.n8n.log, () => JSON.stringify(last.map((e) => [e.id, e.status]))),
 		);
 	}
 

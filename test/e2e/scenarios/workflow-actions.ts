@@ -64,7 +64,6 @@ export function workflowActionScenarios(e2e: E2e): void {
 		const removed = await removeTrainers(org, 5);
 		// Each delivery failed (the workflow threw: 500; on a loaded machine the execution may also
 		// outlast the API's timeout: no answer) and waits for its retry.
-		const waiting = patiently(60_000, e2e.n8n.log);
 		await eventually(
 			async () => {
 				const deliveries = e2e.deliveriesOf(org);
@@ -79,10 +78,7 @@ export function workflowActionScenarios(e2e: E2e): void {
 				);
 			},
 			'every delivery to have failed on the broken workflow',
-			{
-				...waiting,
-				explain: () => `${JSON.stringify(e2e.deliveriesOf(org))}\n${waiting.explain!()}`,
-			},
+			patiently(60_000, e2e.n8n.log, () => JSON.stringify(e2e.deliveriesOf(org))),
 		);
 
 		const fixedAt = Date.now();
