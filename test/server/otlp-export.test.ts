@@ -18,7 +18,7 @@ import {
 } from '../../server/src/observability/recorded-span.ts';
 import { sendOverHttp } from '../../server/src/observability/span-export.ts';
 import { SpanRecorder } from '../../server/src/observability/span-records.ts';
-import { spanRing } from '../../server/src/observability/span-ring.ts';
+import { RING_BYTES, spanRing } from '../../server/src/observability/span-ring.ts';
 import {
 	decodeTraceExport,
 	type AnyValue,
@@ -369,7 +369,7 @@ it('sends at most 2,048 spans an export, a span larger than a batch whole, and d
 	const large = 'ü'.repeat(600_000);
 	for (let index = 0; index < 5000; index++)
 		recorded(recorder, `span ${index}`, index, index === 700 ? { large } : {}).end();
-	recorded(recorder, 'too large', 5000, { text: 'x'.repeat(5 * 1024 * 1024) }).end();
+	recorded(recorder, 'too large', 5000, { text: 'x'.repeat(RING_BYTES) }).end();
 	recorded(recorder, 'after', 5001).end();
 	recorder.flush();
 	await exporter.stop();
@@ -390,8 +390,9 @@ it('sends at most 2,048 spans an export, a span larger than a batch whole, and d
 it('drops the spans a full ring has no room for, and sends those it holds and the ones after', async () => {
 	const collector = await startCollector();
 	const { exporter, recorder } = exporting(collector.url);
-	// In one turn of the event loop, so that the exporter reads none of them: 4 MiB of spans and more.
-	const written = 60_000;
+	// In one turn of the event loop, so that the exporter reads none of them: more than the ring
+	// holds (each record takes more than 64 bytes).
+	const written = RING_BYTES / 64;
 	for (let index = 0; index < written; index++) recorded(recorder, `span ${index}`, index).end();
 	recorder.flush();
 	const dropped = recorder.dropped;

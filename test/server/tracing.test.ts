@@ -83,7 +83,7 @@ describe('traces, exported over OTLP', () => {
 			},
 			'the spans of the trace at the collector',
 			{
-				timeoutMs: 3000,
+				timeoutMs: 10_000,
 				explain: () =>
 					JSON.stringify(collector.spans.map((s) => [s.name, s.kind, s.traceId === traceId])),
 			},

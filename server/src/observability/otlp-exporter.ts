@@ -21,18 +21,20 @@ const BATCH_BYTES = 1024 * 1024;
 const MAX_SPAN_BYTES = 16 * 1024 * 1024;
 /** Batches sent and kept to be filled again. */
 const SPARE_BATCHES = 2;
-/** A span of a batch not yet full is exported within about this long of its end. */
+/**
+ * How often the rings are read and what they held is sent: a span is exported within about this
+ * long of its end. Not more often: each wake-up of the thread finds its caches cold, and read ten
+ * times a second the thread cost about twice as much a request (docs/performance.md).
+ */
 const EXPORT_EVERY_MS = 1000;
-/** How often the rings are read. */
-const READ_EVERY_MS = 100;
 
 /**
  * Spans to an OpenTelemetry collector in OTLP's protobuf, through `send` (span-export.ts): the
  * export side of traces, on the span export thread or, without one, on the thread that records
  * them. Each thread writes its ended spans into a ring of shared memory (span-records.ts); this
- * reads them, ten times a second, into a batch, which is sent as soon as it is full or a second
- * after its first span, one export at a time. While an export is under way and the next batch is
- * full, spans wait in their ring; a thread whose ring is full drops its new ones. A failed or slow
+ * reads them once a second into batches, each sent as soon as it is full, and what is left is
+ * sent as well, one export at a time. While an export is under way and the next batch is full,
+ * spans wait in their ring; a thread whose ring is full drops its new ones. A failed or slow
  * export drops its batch: traces are best effort and never hold up the server.
  */
 export class OtlpExporter {
@@ -43,9 +45,10 @@ export class OtlpExporter {
 	#rings: RingReader[] = [];
 	/** Rings whose thread is gone: read to their end, then forgotten. */
 	readonly #ending = new Set<RingReader>();
-	/** The batch spans are written into, and when its first one was. */
+	/** The batch spans are written into. */
 	#filling: SpanBatch | undefined;
-	#fillingSince = 0;
+	/** Whether the filling batch is to be sent without waiting to be full: a second has passed. */
+	#due = false;
 	/** Batches full, oldest first, waiting for their export: at most one of the usual size. */
 	readonly #full: SpanBatch[] = [];
 	readonly #spare: SpanBatch[] = [];
@@ -65,7 +68,10 @@ export class OtlpExporter {
 		this.#send = send;
 		this.lost = lost;
 		this.#head = otlpHead(serviceName);
-		this.#timer = setInterval(() => this.#pump(), READ_EVERY_MS).unref();
+		this.#timer = setInterval(() => {
+			this.#due = true;
+			this.#pump();
+		}, EXPORT_EVERY_MS).unref();
 	}
 
 	/**
@@ -102,12 +108,16 @@ export class OtlpExporter {
 	#pump(): void {
 		this.#read();
 		if (this.#sending) return;
-		const due =
-			this.#filling?.spans &&
-			(this.#flushes > 0 || performance.now() - this.#fillingSince >= EXPORT_EVERY_MS);
+		const due = (this.#due || this.#flushes > 0) && this.#filling?.spans;
 		const batch = this.#full.shift() ?? (due ? this.#filling : undefined);
-		if (!batch) return;
-		if (batch === this.#filling) this.#filling = undefined;
+		if (!batch) {
+			this.#due = false;
+			return;
+		}
+		if (batch === this.#filling) {
+			this.#filling = undefined;
+			this.#due = false;
+		}
 		this.#sending = this.#send(batch.finish()).then((sent) => {
 			if (!sent) this.lost.countExportFailed(batch.spans);
 			this.#sending = undefined;
@@ -137,10 +147,7 @@ export class OtlpExporter {
 	/** Writes `span` into the filling batch, which waits for its export once full. */
 	#write(span: Buffer): void {
 		let batch = this.#filling;
-		if (!batch) {
-			batch = this.#filling = this.#spare.pop() ?? new SpanBatch(this.#head, BATCH_BYTES);
-			this.#fillingSince = performance.now();
-		}
+		if (!batch) batch = this.#filling = this.#spare.pop() ?? new SpanBatch(this.#head, BATCH_BYTES);
 		if (!batch.add(span)) {
 			if (batch.spans === 0) return this.#writeAlone(span);
 			this.#full.push(batch);

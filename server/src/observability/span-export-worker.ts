@@ -11,7 +11,7 @@ import { SpansLost } from './spans-lost.ts';
 
 /**
  * Nice levels below the threads that answer requests and deliver: when the CPU is short, spans
- * wait in their rings (4 MiB each) rather than requests waiting. At this level it still gets about
+ * wait in their rings (8 MiB each) rather than requests waiting. At this level it still gets about
  * a tenth of a contended core, several times what exporting 13,000 spans a second takes.
  */
 const BELOW_THE_SERVER = 10;

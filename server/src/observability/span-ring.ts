@@ -1,5 +1,8 @@
-/** Bytes of spans one thread may have waiting for the export side: about 40,000 request spans. */
-export const RING_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes of spans one thread may have waiting for the export side, which reads them once a second:
+ * about 80,000 request spans, several seconds of the most either thread ends.
+ */
+export const RING_BYTES = 8 * 1024 * 1024;
 
 const WRITTEN = 0;
 const READ = 1;
