@@ -14,7 +14,7 @@ import { createRepositories } from './repositories/index.ts';
 import { createServices, type Services } from './services/index.ts';
 import { createDeliverySide } from './outbox/delivery-side.ts';
 import { DeliveryThread } from './outbox/thread.ts';
-import { ServerMetrics, type MetricsJson } from './observability/metrics.ts';
+import { ServerMetrics } from './observability/metrics.ts';
 import { exportFromThisThread, exportThroughThread } from './observability/span-export.ts';
 import { SpanExportThread } from './observability/span-export-thread.ts';
 import { Tracing } from './observability/tracing.ts';
@@ -114,8 +114,7 @@ export async function startServer(
 		outbox instanceof DeliveryThread
 			? outbox
 			: {
-					deliveryMetrics: async () =>
-						((await onEventLoop!.metrics?.registry.getMetricsAsJSON()) ?? []) as MetricsJson,
+					deliveryMetrics: async () => (await onEventLoop!.metrics?.registry.metrics()) ?? '',
 				},
 		spanExport?.lost ?? exportsHere?.lost,
 	);

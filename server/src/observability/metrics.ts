@@ -1,22 +1,15 @@
-import {
-	AggregatorRegistry,
-	collectDefaultMetrics,
-	Counter,
-	Gauge,
-	Registry,
-	type MetricObjectWithValues,
-	type MetricValue,
-} from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { Clock } from '../core/clock.ts';
 import type { Backlog } from '../outbox/backlog.ts';
 import { RequestDurations } from './request-durations.ts';
 import type { SpansLost } from './spans-lost.ts';
 
-export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
-
-/** Where the delivery side's metrics are read from: its own registry, or the outbox thread's. */
+/**
+ * Where the delivery side's metrics are read from, in Prometheus' text format: its own registry,
+ * or the outbox thread's. Their names are none of the request thread's.
+ */
 export interface DeliveryMetricsSource {
-	deliveryMetrics(): Promise<MetricsJson>;
+	deliveryMetrics(): Promise<string>;
 }
 
 /**
@@ -106,13 +99,17 @@ export class ServerMetrics {
 		this.#rateLimited.inc();
 	}
 
-	/** Everything, in Prometheus' text format. */
+	/**
+	 * Everything, in Prometheus' text format: each side's text, one after the other. Their metrics
+	 * are apart, so nothing is merged (prom-client's AggregatorRegistry, which did, took about half
+	 * of a scrape's time).
+	 */
 	async text(): Promise<string> {
 		const [own, delivery] = await Promise.all([
-			this.#registry.getMetricsAsJSON(),
+			this.#registry.metrics(),
 			this.#delivery.deliveryMetrics(),
 		]);
-		return AggregatorRegistry.aggregate([own as MetricsJson, delivery]).metrics();
+		return delivery ? `${own}\n${delivery}` : own;
 	}
 
 	get contentType(): string {

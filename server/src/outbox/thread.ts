@@ -1,6 +1,6 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../core/logger.ts';
-import type { DeliveryMetricsSource, MetricsJson } from '../observability/metrics.ts';
+import type { DeliveryMetricsSource } from '../observability/metrics.ts';
 import type { WriteLock } from '../db/write-lock.ts';
 import type { DispatcherOptions } from './dispatcher.ts';
 import type { OutboxNotice } from './notice.ts';
@@ -31,7 +31,7 @@ export type FromDeliveryWorker =
 	| { type: 'log'; level: 'info' | 'error'; message: string; error?: string }
 	| { type: 'in-flight'; inFlight: number }
 	| { type: 'idle'; id: number }
-	| { type: 'metrics'; id: number; metrics: MetricsJson }
+	| { type: 'metrics'; id: number; metrics: string }
 	| { type: 'stopped' };
 
 /**
@@ -54,7 +54,7 @@ export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 	#stopping: Promise<void> | undefined;
 	#nextRequestId = 0;
 	readonly #idleWaits = new Map<number, () => void>();
-	readonly #metricsWaits = new Map<number, (metrics: MetricsJson) => void>();
+	readonly #metricsWaits = new Map<number, (metrics: string) => void>();
 
 	/** `spanExportPort` gives each start of the thread its port to the span export thread. */
 	constructor(
@@ -93,8 +93,8 @@ export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 	}
 
 	/** What the thread has counted (DeliveryMetrics); nothing from a thread that died before answering. */
-	deliveryMetrics(): Promise<MetricsJson> {
-		if (this.#stopping) return Promise.resolve([]);
+	deliveryMetrics(): Promise<string> {
+		if (this.#stopping) return Promise.resolve('');
 		return new Promise((resolve) => {
 			const id = this.#nextRequestId++;
 			this.#metricsWaits.set(id, resolve);
@@ -137,7 +137,7 @@ export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 				`the webhook outbox thread stopped (exit code ${code}) with about ${this.#inFlight} sends in flight; starting it again`,
 			);
 			this.#inFlight = 0;
-			for (const answer of this.#metricsWaits.values()) answer([]);
+			for (const answer of this.#metricsWaits.values()) answer('');
 			this.#metricsWaits.clear();
 			this.#start();
 			// What waited on the one that died asks the new one.

@@ -4,7 +4,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { sharedClock, systemClock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
-import type { MetricsJson } from '../observability/metrics.ts';
 import { exportThroughThread } from '../observability/span-export.ts';
 import { Tracing } from '../observability/tracing.ts';
 import { openDatabase } from '../db/connection.ts';
@@ -55,7 +54,7 @@ port.on('message', async (message: ToDeliveryWorker) => {
 		tell({
 			type: 'metrics',
 			id: message.id,
-			metrics: ((await metrics?.registry.getMetricsAsJSON()) ?? []) as MetricsJson,
+			metrics: (await metrics?.registry.metrics()) ?? '',
 		});
 	} else if (message.type === 'stop') {
 		clearInterval(report);
