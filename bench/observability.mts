@@ -4,6 +4,7 @@ import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PeerRequest, PeerTally } from './observability-peer.mts';
 import { spawnServer } from '../tooling/api/server-process.ts';
+import { parseExposition, total } from '../tooling/prometheus-text.ts';
 import { load } from './load.mts';
 import {
 	api,
@@ -232,10 +233,7 @@ async function droppedSpans(metricsUrl: string): Promise<number> {
 	const text = await (
 		await fetch(metricsUrl, { headers: { authorization: `Bearer ${TOKEN}` } })
 	).text();
-	let dropped = 0;
-	for (const [, count] of text.matchAll(/^traininglab_trace_spans_dropped_total\{[^}]*\} (\S+)$/gm))
-		dropped += Number(count);
-	return dropped;
+	return total(parseExposition(text), 'traininglab_trace_spans_dropped_total');
 }
 
 /**

@@ -7,7 +7,7 @@ import { installDebianPackages } from '../../tooling/debian.ts';
 import { ROOT } from '../../tooling/root.ts';
 import { createOrg, removeTrainers, serverWithOrg, type TestOrg } from '../support/fixtures.ts';
 import { decodeTraceExport } from '../support/otlp-protobuf.ts';
-import { parseExposition, total, type Sample } from '../support/prometheus-text.ts';
+import { parseExposition, total, type Sample } from '../../tooling/prometheus-text.ts';
 import { Receiver } from '../support/receiver.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 import { eventually } from '../../tooling/eventually.ts';
