@@ -21,14 +21,14 @@ const TOKEN = 'bench-metrics-token-0123456789';
 export interface ObservabilityRow {
 	/** A request cell (`GET /me`, …) or `webhook delivery`. */
 	cell: string;
-	/** Requests or deliveries per second: the median of the rounds, off and on. */
+	/** Requests or deliveries per second: the median of the readings, off and on. */
 	off: number;
 	on: number;
 	/**
-	 * Request cells: a second server off, measured as the other two (an A/A comparison): how far
-	 * two servers of the same build and mode read apart in this run.
+	 * Request cells: how far the two servers of each mode in a round read apart (the second's median
+	 * ÷ the first's), an A/A comparison: what this run cannot tell apart.
 	 */
-	anotherOff?: number;
+	apart?: { off: number; on: number };
 }
 
 /**
@@ -37,15 +37,16 @@ export interface ObservabilityRow {
  * them as fast as they come; both in a process of their own, bench/observability-peer.mts).
  *
  * Request cells (the throughput benchmark's four requests at `connections`): each round starts
- * fresh servers, each on its own copy of the same data, and keeps them running: one on, two off.
+ * fresh servers, each on its own copy of the same data, and keeps them running: two off, two on.
  * Each cell gets `warmUpSeconds` of load on each before any is measured; then readings of `seconds`
- * go round them and back (A B C C B A), cell by cell. On this class of machine the speed of the
+ * go round them and back (A B C D D C B A), cell by cell. On this class of machine the speed of the
  * whole machine wanders by several per cent from one ten seconds to the next (the load generator's
- * own CPU time per request with it), and two servers of the same build differ by a few per cent:
- * readings seconds apart, on fresh servers each round, sample both alike. The second server off
- * is read like the others and compared with the first: what this run cannot tell apart. The on
- * server's last partial batch of spans is exported within a second of its reading's end, during
- * the next one: at most 2,048 spans, about 0.1 % of a reading's CPU.
+ * own CPU time per request with it): readings seconds apart sample both modes alike. And a server
+ * keeps a speed of its own for its life, a few per cent from another of the same build: each
+ * mode's figure is the median of its two servers' readings over every round, so that more servers
+ * stand for each mode. The two of each mode are also compared with each other: what this run
+ * cannot tell apart. An on server's last partial batch of spans is exported within a second of its
+ * reading's end, during the next one: at most 2,048 spans, about 0.1 % of a reading's CPU.
  *
  * Deliveries: a drain of `backlog` deliveries to one endpoint, on a fresh server of each mode per
  * round (A B B A across rounds), measured after `backlog` deliveries more.
@@ -71,7 +72,6 @@ export async function benchObservability(options: {
 	const receiver = await startReceiver({ recordArrivals: false });
 	const modes = {
 		off: {},
-		anotherOff: {},
 		on: {
 			METRICS_ENABLED: 'true',
 			METRICS_TOKEN: TOKEN,
@@ -128,30 +128,35 @@ export async function benchObservability(options: {
 				body: { title: 'Load', lab_version_id: versionId, capacity: 20 },
 			},
 		];
+		// Each round's servers: two of each mode, the second of a mode read like the first.
+		const fleet = [
+			{ mode: 'off', twin: 0 },
+			{ mode: 'on', twin: 0 },
+			{ mode: 'off', twin: 1 },
+			{ mode: 'on', twin: 1 },
+		] as const;
 		const readings = cells.map(() => ({
-			off: [] as number[],
-			anotherOff: [] as number[],
-			on: [] as number[],
+			off: [[], []] as number[][],
+			on: [[], []] as number[][],
 		}));
 		for (let round = 0; round < options.rounds; round++) {
 			// Started in a rotating order: of four servers alike, started one after another, the first
 			// read slowest in 3 rounds of 4, by up to 5 % (cause not found).
-			const starting: Mode[] = (['off', 'anotherOff', 'on'] as const).map(
-				(_, index, all) => all[(index + round) % all.length],
-			);
-			const servers = {} as Record<Mode, Awaited<ReturnType<typeof start>>>;
-			for (const mode of starting) servers[mode] = await start(mode, `requests-${round}`);
-			const around: Mode[] =
-				round % 2 === 0 ? ['off', 'on', 'anotherOff'] : ['anotherOff', 'on', 'off'];
+			const starting = fleet.map((_, index, all) => all[(index + round) % all.length]);
+			const servers = new Map<(typeof fleet)[number], Awaited<ReturnType<typeof start>>>();
+			for (const which of starting)
+				servers.set(which, await start(which.mode, `requests-${round}-${which.twin}`));
+			const around = round % 2 === 0 ? fleet : fleet.toReversed();
 			try {
 				const loadOf = async (
-					mode: Mode,
+					which: (typeof fleet)[number],
 					{ path, method, body }: (typeof cells)[number],
 					seconds: number,
 				) => {
-					const result = await servers[mode].scraped(() =>
+					const server = servers.get(which)!;
+					const result = await server.scraped(() =>
 						load({
-							url: `${servers[mode].url}${path}`,
+							url: `${server.url}${path}`,
 							key: boot.api_key,
 							connections: options.connections,
 							seconds,
@@ -163,21 +168,25 @@ export async function benchObservability(options: {
 					return result.requestsPerSecond;
 				};
 				for (const cell of cells)
-					for (const mode of around) await loadOf(mode, cell, options.warmUpSeconds);
+					for (const which of around) await loadOf(which, cell, options.warmUpSeconds);
 				for (const [index, cell] of cells.entries())
-					for (const mode of [...around, ...around.toReversed()])
-						readings[index][mode].push(await loadOf(mode, cell, options.seconds));
+					for (const which of [...around, ...around.toReversed()])
+						readings[index][which.mode][which.twin].push(
+							await loadOf(which, cell, options.seconds),
+						);
 			} finally {
-				await Promise.all(Object.values(servers).map((server) => server.stop()));
+				await Promise.all([...servers.values()].map((server) => server.stop()));
 			}
 		}
-		for (const [index, { cell }] of cells.entries())
+		for (const [index, { cell }] of cells.entries()) {
+			const { off, on } = readings[index];
 			rows.push({
 				cell,
-				off: median(readings[index].off),
-				on: median(readings[index].on),
-				anotherOff: median(readings[index].anotherOff),
+				off: median(off.flat()),
+				on: median(on.flat()),
+				apart: { off: median(off[1]) / median(off[0]), on: median(on[1]) / median(on[0]) },
 			});
+		}
 
 		// Deliveries: an endpoint of the seeded organization, twice `backlog` changes queued while no
 		// server runs, then a server of each mode drains its copy; deliveries per second over the
