@@ -22,6 +22,48 @@ const PublicUrl = z
 	}, 'must be an http(s) URL without credentials, query or fragment')
 	.transform((value) => value.replace(/\/+$/, ''));
 
+/**
+ * `OTEL_EXPORTER_OTLP_HEADERS` as OpenTelemetry's SDKs read it: `key=value` pairs separated by
+ * commas, each percent-encoded; headers for every export (a hosted collector's key). It holds
+ * secrets, so no message shows any part of it.
+ */
+const OtlpHeaders = z.string().transform((value, context) => {
+	const headers: Record<string, string> = {};
+	for (const pair of value.split(',')) {
+		if (pair.trim() === '') continue;
+		const at = pair.indexOf('=');
+		const name = decodedOrNull(pair.slice(0, Math.max(at, 0)).trim());
+		const content = decodedOrNull(pair.slice(at + 1).trim());
+		if (
+			at < 1 ||
+			!name ||
+			!HEADER_NAME.test(name) ||
+			content === null ||
+			!HEADER_VALUE.test(content)
+		) {
+			context.addIssue({
+				code: 'custom',
+				message:
+					'must be name=value pairs separated by commas, each percent-encoded (e.g. authorization=Bearer%20…)',
+			});
+			return z.NEVER;
+		}
+		headers[name.toLowerCase()] = content;
+	}
+	return headers;
+});
+/** An HTTP header's name (a token), and the characters its value may hold. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+function decodedOrNull(text: string): string | null {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return null;
+	}
+}
+
 const Env = z
 	.object({
 		PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -49,6 +91,11 @@ const Env = z
 		METRICS_ENABLED: Flag.default(false),
 		METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 		OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+		OTEL_EXPORTER_OTLP_PROTOCOL: z
+			.enum(['http/protobuf'], { error: 'only http/protobuf is supported (not grpc or http/json)' })
+			.default('http/protobuf'),
+		OTEL_EXPORTER_OTLP_HEADERS: OtlpHeaders.optional(),
+		OTEL_SERVICE_NAME: z.string().min(1).default('traininglab-api'),
 	})
 	.refine((env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS, {
 		path: ['HTTP_HEADERS_TIMEOUT_MS'],
@@ -68,6 +115,16 @@ export interface HttpLimits {
 	keepAliveTimeoutMs: number;
 }
 
+/** An OpenTelemetry collector that takes OTLP over HTTP, in protobuf. */
+export interface OtlpTarget {
+	/** `…/v1/traces` is added. */
+	endpoint: string;
+	/** Sent with every export. */
+	headers: Record<string, string>;
+	/** The `service.name` of every span's resource. */
+	serviceName: string;
+}
+
 export interface Config {
 	port: number;
 	host: string;
@@ -80,8 +137,8 @@ export interface Config {
 	retention: { eventMs: number; deliveryMs: number };
 	/** `GET /metrics`: off unless enabled; with a token, only for `Authorization: Bearer <token>`. */
 	metrics: { enabled: boolean; token: string | undefined };
-	/** Where traces go over OTLP/HTTP (`…/v1/traces` is added); undefined: nowhere. */
-	otlpEndpoint: string | undefined;
+	/** Where traces go; undefined: nowhere. */
+	otlp: OtlpTarget | undefined;
 	webhooks: {
 		allowInsecureUrls: boolean;
 		retryScheduleSeconds: number[];
@@ -123,6 +180,10 @@ export const VARIABLE_MEANINGS: Record<keyof z.input<typeof Env>, string> = {
 		'when set, /metrics answers only Authorization: Bearer <this token> (at least 16 characters)',
 	OTEL_EXPORTER_OTLP_ENDPOINT:
 		'OpenTelemetry collector (OTLP over HTTP) that receives the traces, e.g. http://localhost:4318',
+	OTEL_EXPORTER_OTLP_PROTOCOL: 'how traces are sent: http/protobuf, the only one supported',
+	OTEL_EXPORTER_OTLP_HEADERS:
+		"headers sent with every export, name=value pairs separated by commas, percent-encoded (e.g. a hosted collector's key)",
+	OTEL_SERVICE_NAME: 'the service.name the traces carry',
 };
 
 /** Each configuration variable's default, as a value (undefined: none, as for PUBLIC_URL). */
@@ -183,7 +244,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			deliveryMs: e.DELIVERY_RETENTION_DAYS * DAY_MS,
 		},
 		metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN },
-		otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+		otlp: e.OTEL_EXPORTER_OTLP_ENDPOINT
+			? {
+					endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+					headers: e.OTEL_EXPORTER_OTLP_HEADERS ?? {},
+					serviceName: e.OTEL_SERVICE_NAME,
+				}
+			: undefined,
 		webhooks: {
 			allowInsecureUrls: e.WEBHOOK_ALLOW_INSECURE_URLS,
 			retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE_S,

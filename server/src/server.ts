@@ -80,11 +80,10 @@ export async function startServer(
 	const onThreads = workers !== undefined && !db.memory;
 	const checkpoints = onThreads ? checkpointOffThread(db, workers.checkpoints, logger) : undefined;
 	const spanExport =
-		onThreads && config.otlpEndpoint
-			? new SpanExportThread(workers.spanExport, config.otlpEndpoint, logger)
+		onThreads && config.otlp
+			? new SpanExportThread(workers.spanExport, config.otlp, logger)
 			: undefined;
-	const exportsHere =
-		!spanExport && config.otlpEndpoint ? exportFromThisThread(config.otlpEndpoint) : undefined;
+	const exportsHere = !spanExport && config.otlp ? exportFromThisThread(config.otlp) : undefined;
 	const tracing = new Tracing({
 		exports: spanExport ? exportThroughThread(spanExport.port()) : exportsHere,
 	});

@@ -72,7 +72,7 @@ function expectedValue(value: AttributeValue): AnyValue {
 
 /** An exporter to `url`, and the recorder of a thread whose ring it reads. */
 function exporting(url: string, serviceName = 'api') {
-	const exporter = new OtlpExporter(sendOverHttp(url), { serviceName });
+	const exporter = new OtlpExporter(sendOverHttp({ endpoint: url, headers: {} }), { serviceName });
 	const ring = spanRing();
 	exporter.read(ring);
 	return { exporter, recorder: new SpanRecorder(ring) };

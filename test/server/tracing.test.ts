@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getPriority } from 'node:os';
+import { loadConfig } from '../../server/src/config.ts';
 import { serverWithOrg, type TestOrg } from '../support/fixtures.ts';
 import { OtlpReceiver } from '../support/otlp-receiver.ts';
 import { Receiver } from '../support/receiver.ts';
@@ -164,6 +165,69 @@ describe('traces, exported over OTLP', () => {
 			receiver.reply = () => ({ status: 204 });
 			await retrying.server.stop();
 		}
+	});
+});
+
+describe('a collector that wants a key, and a service of its own name', () => {
+	it('sends OTEL_EXPORTER_OTLP_HEADERS with every export, under OTEL_SERVICE_NAME', async () => {
+		const named = await serverWithOrg({
+			OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+			OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20collector-key-1 , x-scope=lab%2Cstaging',
+			OTEL_SERVICE_NAME: 'traininglab-staging',
+		});
+		try {
+			const traceId = randomBytes(16).toString('hex');
+			const answered = await fetch(`${named.server.url}/me`, {
+				headers: {
+					authorization: `Bearer ${named.org.admin.key}`,
+					traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+				},
+			});
+			expect(answered.status).toBe(200);
+			const [span] = await eventually(() => {
+				const found = collector.trace(traceId);
+				return found.length > 0 && found;
+			}, "the request's span at the collector");
+			expect(span.service).toBe('traininglab-staging');
+			expect(span.exportedWith).toMatchObject({
+				authorization: 'Bearer collector-key-1',
+				'x-scope': 'lab,staging',
+				'content-type': 'application/x-protobuf',
+			});
+		} finally {
+			await named.server.stop();
+		}
+	});
+
+	it('refuses a headers value it cannot read without showing any of it, and any protocol but http/protobuf', () => {
+		const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url };
+		for (const headers of [
+			'authorization',
+			'=secret-1',
+			'x-key=bad%zzsecret-1',
+			'x key=secret-1',
+			'x-key=a%0Asecret-1',
+		]) {
+			let message = '';
+			try {
+				loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_HEADERS: headers });
+			} catch (error) {
+				message = (error as Error).message;
+			}
+			expect(message).toMatch(
+				/^Invalid configuration: OTEL_EXPORTER_OTLP_HEADERS: must be name=value pairs/,
+			);
+			expect(message).not.toContain('secret-1');
+		}
+		expect(() => loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
+			'OTEL_EXPORTER_OTLP_PROTOCOL: only http/protobuf is supported (not grpc or http/json)',
+		);
+		expect(loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }).otlp).toEqual({
+			endpoint: collector.url,
+			headers: {},
+			serviceName: 'traininglab-api',
+		});
+		expect(loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'x-key=1' }).otlp).toBeUndefined();
 	});
 });
 

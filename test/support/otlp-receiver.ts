@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeTraceExport, type AnyValue, type DecodedExport } from './otlp-protobuf.ts';
 
@@ -11,6 +11,8 @@ export interface ReceivedSpan {
 	kind: number;
 	service: string;
 	attributes: Record<string, string | number | boolean>;
+	/** The headers of the export that carried it. */
+	exportedWith: IncomingHttpHeaders;
 }
 
 const valueOf = (value: AnyValue) =>
@@ -32,7 +34,7 @@ export class OtlpReceiver {
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
 			req.on('end', () => {
 				if (req.url === '/v1/traces' && req.headers['content-type']?.includes('protobuf'))
-					receiver.#keep(decodeTraceExport(Buffer.concat(chunks)));
+					receiver.#keep(decodeTraceExport(Buffer.concat(chunks)), req.headers);
 				res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
 			});
 		});
@@ -46,7 +48,7 @@ export class OtlpReceiver {
 		return this.spans.filter((span) => span.traceId === traceId);
 	}
 
-	#keep(body: DecodedExport): void {
+	#keep(body: DecodedExport, exportedWith: IncomingHttpHeaders): void {
 		for (const resourceSpans of body.resourceSpans) {
 			const { attributes } = resourceSpans.resource ?? { attributes: [] };
 			const service = attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
@@ -60,6 +62,7 @@ export class OtlpReceiver {
 						kind: span.kind,
 						service,
 						attributes: Object.fromEntries(span.attributes.map((a) => [a.key, valueOf(a.value)])),
+						exportedWith,
 					});
 		}
 	}

@@ -1,10 +1,11 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { OtlpTarget } from '../config.ts';
 import type { Logger } from '../core/logger.ts';
 import { SpansLost } from './spans-lost.ts';
 
 /** What the span export thread starts with: where to send, and where to count what it drops. */
 export interface SpanExportThreadData {
-	endpoint: string;
+	target: OtlpTarget;
 	lost: SharedArrayBuffer;
 }
 
@@ -19,9 +20,9 @@ export class SpanExportThread {
 	readonly lost = new SpansLost();
 	readonly #worker: Worker;
 
-	constructor(workerUrl: URL, endpoint: string, logger: Logger) {
+	constructor(workerUrl: URL, target: OtlpTarget, logger: Logger) {
 		this.#worker = new Worker(workerUrl, {
-			workerData: { endpoint, lost: this.lost.memory } satisfies SpanExportThreadData,
+			workerData: { target, lost: this.lost.memory } satisfies SpanExportThreadData,
 		});
 		this.#worker.on('error', (error) => logger.error('the span export thread failed', error));
 		// Stopped with the server; it never keeps a process alive by itself.

@@ -18,7 +18,8 @@ const BELOW_THE_SERVER = 10;
 lowerThisThreadsPriority(BELOW_THE_SERVER);
 
 const data = workerData as SpanExportThreadData;
-const exporter = new OtlpExporter(sendOverHttp(data.endpoint), {
+const exporter = new OtlpExporter(sendOverHttp(data.target), {
+	serviceName: data.target.serviceName,
 	lost: new SpansLost(data.lost),
 });
 

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { MessagePort } from 'node:worker_threads';
+import type { OtlpTarget } from '../config.ts';
 import { OtlpExporter, type SendExport } from './otlp-exporter.ts';
 import { spanRing } from './span-ring.ts';
 import type { SpansLost } from './spans-lost.ts';
@@ -8,8 +9,11 @@ import type { SpansLost } from './spans-lost.ts';
 /** How long one export may take before it is given up (its spans dropped). */
 const EXPORT_TIMEOUT_MS = 5000;
 
-/** `POST <endpoint>/v1/traces` from the thread that calls it. A failed or slow export is dropped. */
-export function sendOverHttp(endpoint: string): SendExport {
+/**
+ * `POST <endpoint>/v1/traces` with the target's headers, from the thread that calls it. A failed or
+ * slow export is dropped.
+ */
+export function sendOverHttp({ endpoint, headers }: Pick<OtlpTarget, 'endpoint' | 'headers'>): SendExport {
 	const url = new URL(`${endpoint.replace(/\/+$/, '')}/v1/traces`);
 	const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
 	return (body) =>
@@ -18,7 +22,11 @@ export function sendOverHttp(endpoint: string): SendExport {
 				url,
 				{
 					method: 'POST',
-					headers: { 'content-type': 'application/x-protobuf', 'content-length': body.byteLength },
+					headers: {
+						...headers,
+						'content-type': 'application/x-protobuf',
+						'content-length': body.byteLength,
+					},
 					timeout: EXPORT_TIMEOUT_MS,
 				},
 				(res) => {
@@ -47,8 +55,8 @@ export interface SpanExports {
 }
 
 /** Spans exported from this thread, over HTTP: when the server runs without threads. */
-export function exportFromThisThread(endpoint: string): SpanExports & { lost: SpansLost } {
-	const exporter = new OtlpExporter(sendOverHttp(endpoint));
+export function exportFromThisThread(target: OtlpTarget): SpanExports & { lost: SpansLost } {
+	const exporter = new OtlpExporter(sendOverHttp(target), { serviceName: target.serviceName });
 	const ring = spanRing();
 	exporter.read(ring);
 	return {
