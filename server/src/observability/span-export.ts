@@ -13,7 +13,10 @@ const EXPORT_TIMEOUT_MS = 5000;
  * `POST <endpoint>/v1/traces` with the target's headers, from the thread that calls it. A failed or
  * slow export is dropped.
  */
-export function sendOverHttp({ endpoint, headers }: Pick<OtlpTarget, 'endpoint' | 'headers'>): SendExport {
+export function sendOverHttp({
+	endpoint,
+	headers,
+}: Pick<OtlpTarget, 'endpoint' | 'headers'>): SendExport {
 	const url = new URL(`${endpoint.replace(/\/+$/, '')}/v1/traces`);
 	const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
 	return (body) =>
