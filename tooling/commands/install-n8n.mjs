@@ -162,11 +162,47 @@ function install(pin, files, cacheRoot, dir) {
 	mkdirSync(dir, { recursive: true });
 	for (const [name, text] of Object.entries(files))
 		writeFileSync(join(dir, name), name === 'package-lock.json' ? withTarballUrls(text) : text);
+	seedFromSibling(pin, cacheRoot, dir);
 	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
 		cwd: dir,
 	});
 	buildSqlite(dir, cacheRoot);
 	writeFileSync(join(dir, '.ready'), new Date().toISOString());
+}
+
+/**
+ * Starts `dir` with the packages of another pin's finished install, the same major first, linked
+ * (hard links, on the same disk): npm then fetches and unpacks only what this pin's lockfile has
+ * differently. Unpacking is most of an install's CPU, and the pins share most of their packages
+ * (1.123.0 and 1.123.81 nearly all). npm never writes into an installed package's files: it
+ * replaces a package's folder, so the sibling is left as it was; the one file it rewrites, its
+ * record of the tree (`node_modules/.package-lock.json`), is copied rather than linked.
+ */
+function seedFromSibling(pin, cacheRoot, dir) {
+	const major = pin.slice(0, pin.indexOf('.'));
+	const siblings = PINS.filter((other) => other !== pin).sort(
+		(a, b) => Number(b.startsWith(major)) - Number(a.startsWith(major)),
+	);
+	for (const sibling of siblings) {
+		const pattern = new RegExp(`^n8n-${sibling.replace('.', '\\.')}-[0-9a-f]{16}$`);
+		const found = readdirSync(cacheRoot).find(
+			(entry) => pattern.test(entry) && existsSync(join(cacheRoot, entry, '.ready')),
+		);
+		if (!found) continue;
+		const from = join(cacheRoot, found, 'node_modules');
+		const to = join(dir, 'node_modules');
+		const linked = spawnSync('cp', ['-al', from, to], { stdio: 'ignore' });
+		if (linked.status === 0) {
+			const record = join(to, '.package-lock.json');
+			if (existsSync(record)) {
+				rmSync(record);
+				cpSync(join(from, '.package-lock.json'), record);
+			}
+			return;
+		}
+		// Another disk, or the sibling removed meanwhile: install from nothing.
+		rmSync(to, { recursive: true, force: true });
+	}
 }
 
 /**
