@@ -1,5 +1,5 @@
-import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { z } from 'zod';
+import { DEFAULT_SERVICE_NAME, otlpTarget, OtlpVariables, type OtlpTarget } from './otlp-config.ts';
 
 /** Seconds between webhook delivery attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27 hours in all). */
 export const DEFAULT_RETRY_SCHEDULE_S: readonly number[] = [
@@ -22,50 +22,6 @@ const PublicUrl = z
 		return !url.username && !url.password && !url.search && !url.hash;
 	}, 'must be an http(s) URL without credentials, query or fragment')
 	.transform((value) => value.replace(/\/+$/, ''));
-
-/**
- * `OTEL_EXPORTER_OTLP_HEADERS` as OpenTelemetry's SDKs read it: `key=value` pairs separated by
- * commas, each percent-encoded; headers for every export (a hosted collector's key). It holds
- * secrets, so no message shows any part of it.
- */
-const OtlpHeaders = z.string().transform((value, context) => {
-	const headers: Record<string, string> = {};
-	for (const pair of value.split(',')) {
-		if (pair.trim() === '') continue;
-		const at = pair.indexOf('=');
-		const name = at > 0 ? decodedOrNull(pair.slice(0, at).trim()) : null;
-		const content = at > 0 ? decodedOrNull(pair.slice(at + 1).trim()) : null;
-		if (name === null || content === null || !sendable(name, content)) {
-			context.addIssue({
-				code: 'custom',
-				message:
-					'must be name=value pairs separated by commas, each percent-encoded (e.g. authorization=Bearer%20…)',
-			});
-			return z.NEVER;
-		}
-		headers[name.toLowerCase()] = content;
-	}
-	return headers;
-});
-
-function decodedOrNull(text: string): string | null {
-	try {
-		return decodeURIComponent(text);
-	} catch {
-		return null;
-	}
-}
-
-/** Whether Node's http would send this header: the checks an export's request makes. */
-function sendable(name: string, content: string): boolean {
-	try {
-		validateHeaderName(name);
-		validateHeaderValue(name, content);
-		return true;
-	} catch {
-		return false;
-	}
-}
 
 const Env = z
 	.object({
@@ -93,12 +49,7 @@ const Env = z
 		DELIVERY_RETENTION_DAYS: Days.default(30),
 		METRICS_ENABLED: Flag.default(false),
 		METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-		OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-		OTEL_EXPORTER_OTLP_PROTOCOL: z
-			.enum(['http/protobuf'], { error: 'only http/protobuf is supported (not grpc or http/json)' })
-			.default('http/protobuf'),
-		OTEL_EXPORTER_OTLP_HEADERS: OtlpHeaders.optional(),
-		OTEL_SERVICE_NAME: z.string().min(1).default('traininglab-api'),
+		...OtlpVariables,
 	})
 	.refine((env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS, {
 		path: ['HTTP_HEADERS_TIMEOUT_MS'],
@@ -116,16 +67,6 @@ export interface HttpLimits {
 	requestTimeoutMs: number;
 	/** How long an idle keep-alive connection is kept open. */
 	keepAliveTimeoutMs: number;
-}
-
-/** An OpenTelemetry collector that takes OTLP over HTTP, in protobuf. */
-export interface OtlpTarget {
-	/** `…/v1/traces` is added. */
-	endpoint: string;
-	/** Sent with every export. */
-	headers: Record<string, string>;
-	/** The `service.name` of every span's resource. */
-	serviceName: string;
 }
 
 export interface Config {
@@ -183,15 +124,23 @@ export const VARIABLE_MEANINGS: Record<keyof z.input<typeof Env>, string> = {
 		'when set, /metrics answers only Authorization: Bearer <this token> (at least 16 characters)',
 	OTEL_EXPORTER_OTLP_ENDPOINT:
 		'OpenTelemetry collector (OTLP over HTTP) that receives the traces, e.g. http://localhost:4318',
+	OTEL_EXPORTER_OTLP_TRACES_ENDPOINT:
+		'the URL traces are posted to, as it is (no /v1/traces added); instead of OTEL_EXPORTER_OTLP_ENDPOINT',
 	OTEL_EXPORTER_OTLP_PROTOCOL: 'how traces are sent: http/protobuf, the only one supported',
+	OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'the same, for traces (http/protobuf)',
 	OTEL_EXPORTER_OTLP_HEADERS:
 		"headers sent with every export, name=value pairs separated by commas, percent-encoded (e.g. a hosted collector's key)",
-	OTEL_SERVICE_NAME: 'the service.name the traces carry',
+	OTEL_EXPORTER_OTLP_TRACES_HEADERS:
+		'headers for trace exports, read the same way; over OTEL_EXPORTER_OTLP_HEADERS where both name one',
+	OTEL_SERVICE_NAME:
+		'the service.name the traces carry (over a service.name in OTEL_RESOURCE_ATTRIBUTES)',
+	OTEL_RESOURCE_ATTRIBUTES:
+		'attributes of the resource the traces come from, key=value pairs separated by commas, percent-encoded',
 };
 
 /** Each configuration variable's default, as a value (undefined: none, as for PUBLIC_URL). */
 export function configurationDefaults(): Partial<Record<keyof typeof VARIABLE_MEANINGS, unknown>> {
-	return Env.parse({});
+	return { ...Env.parse({}), OTEL_SERVICE_NAME: DEFAULT_SERVICE_NAME };
 }
 
 /** The help of `npm start`: every configuration variable with its default and meaning. */
@@ -247,13 +196,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 			deliveryMs: e.DELIVERY_RETENTION_DAYS * DAY_MS,
 		},
 		metrics: { enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN },
-		otlp: e.OTEL_EXPORTER_OTLP_ENDPOINT
-			? {
-					endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
-					headers: e.OTEL_EXPORTER_OTLP_HEADERS ?? {},
-					serviceName: e.OTEL_SERVICE_NAME,
-				}
-			: undefined,
+		otlp: otlpTarget(e),
 		webhooks: {
 			allowInsecureUrls: e.WEBHOOK_ALLOW_INSECURE_URLS,
 			retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE_S,

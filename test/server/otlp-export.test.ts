@@ -70,9 +70,11 @@ function expectedValue(value: AttributeValue): AnyValue {
 	return { arrayValue: { values: items.map((item) => expectedValue(item as AttributeValue)) } };
 }
 
-/** An exporter to `url`, and the recorder of a thread whose ring it reads. */
-function exporting(url: string, serviceName = 'api') {
-	const exporter = new OtlpExporter(sendOverHttp({ endpoint: url, headers: {} }), { serviceName });
+/** An exporter to the collector at `origin`, and the recorder of a thread whose ring it reads. */
+function exporting(origin: string, serviceName = 'api') {
+	const exporter = new OtlpExporter(sendOverHttp({ url: `${origin}/v1/traces`, headers: {} }), {
+		resource: { 'service.name': serviceName },
+	});
 	const ring = spanRing();
 	exporter.read(ring);
 	return { exporter, recorder: new SpanRecorder(ring) };
@@ -97,7 +99,7 @@ function recorded(
 
 it('exports each field and attribute of a span as OTLP protobuf that decodes back to it', async () => {
 	const collector = await startCollector();
-	const { exporter, recorder } = exporting(`${collector.url}/`, 'service "ünïcode"');
+	const { exporter, recorder } = exporting(collector.url, 'service "ünïcode"');
 	const span = new RecordedSpan(
 		'GET',
 		SpanKind.SERVER,

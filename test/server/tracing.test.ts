@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { getPriority } from 'node:os';
 import { loadConfig } from '../../server/src/config.ts';
 import { serverWithOrg, type TestOrg } from '../support/fixtures.ts';
-import { OtlpReceiver } from '../support/otlp-receiver.ts';
+import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { Receiver } from '../support/receiver.ts';
 import type { TestServer } from '../support/test-server.ts';
 import { eventually } from '../../tooling/eventually.ts';
@@ -168,35 +168,41 @@ describe('traces, exported over OTLP', () => {
 	});
 });
 
+/** The span a server configured by `env` exports for one `GET /me` (in a trace of its caller's). */
+async function spanOfOneRequest(env: Record<string, string>): Promise<ReceivedSpan> {
+	const { server, org } = await serverWithOrg(env);
+	try {
+		const traceId = randomBytes(16).toString('hex');
+		const answered = await fetch(`${server.url}/me`, {
+			headers: {
+				authorization: `Bearer ${org.admin.key}`,
+				traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+			},
+		});
+		expect(answered.status).toBe(200);
+		const [span] = await eventually(() => {
+			const found = collector.trace(traceId);
+			return found.length > 0 && found;
+		}, "the request's span at the collector");
+		return span;
+	} finally {
+		await server.stop();
+	}
+}
+
 describe('a collector that wants a key, and a service of its own name', () => {
 	it('sends OTEL_EXPORTER_OTLP_HEADERS with every export, under OTEL_SERVICE_NAME', async () => {
-		const named = await serverWithOrg({
+		const span = await spanOfOneRequest({
 			OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
 			OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20collector-key-1 , x-scope=lab%2Cstaging',
 			OTEL_SERVICE_NAME: 'traininglab-staging',
 		});
-		try {
-			const traceId = randomBytes(16).toString('hex');
-			const answered = await fetch(`${named.server.url}/me`, {
-				headers: {
-					authorization: `Bearer ${named.org.admin.key}`,
-					traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
-				},
-			});
-			expect(answered.status).toBe(200);
-			const [span] = await eventually(() => {
-				const found = collector.trace(traceId);
-				return found.length > 0 && found;
-			}, "the request's span at the collector");
-			expect(span.service).toBe('traininglab-staging');
-			expect(span.exportedWith).toMatchObject({
-				authorization: 'Bearer collector-key-1',
-				'x-scope': 'lab,staging',
-				'content-type': 'application/x-protobuf',
-			});
-		} finally {
-			await named.server.stop();
-		}
+		expect(span.service).toBe('traininglab-staging');
+		expect(span.exportedWith).toMatchObject({
+			authorization: 'Bearer collector-key-1',
+			'x-scope': 'lab,staging',
+			'content-type': 'application/x-protobuf',
+		});
 	});
 
 	it('refuses a headers value it cannot read without showing any of it, and any protocol but http/protobuf', () => {
@@ -222,12 +228,53 @@ describe('a collector that wants a key, and a service of its own name', () => {
 		expect(() => loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
 			'OTEL_EXPORTER_OTLP_PROTOCOL: only http/protobuf is supported (not grpc or http/json)',
 		);
+		expect(() => loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toThrow(
+			'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: only http/protobuf is supported (not grpc or http/json)',
+		);
 		expect(loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }).otlp).toEqual({
-			endpoint: collector.url,
+			url: `${collector.url}/v1/traces`,
 			headers: {},
-			serviceName: 'traininglab-api',
+			resource: { 'service.name': 'traininglab-api' },
 		});
+		expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/otlp//` }).otlp?.url).toBe(
+			`${collector.url}/otlp/v1/traces`,
+		);
 		expect(loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'x-key=1' }).otlp).toBeUndefined();
+	});
+});
+
+describe("OpenTelemetry's traces-only variables and resource attributes", () => {
+	it('posts to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, with its headers over the general ones, from the resource described', async () => {
+		const span = await spanOfOneRequest({
+			OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+			OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/otlp/traces`,
+			OTEL_EXPORTER_OTLP_HEADERS: 'x-key=general-1,x-scope=all',
+			OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'X-Key=traces-1',
+			OTEL_RESOURCE_ATTRIBUTES:
+				'deployment.environment.name=staging, service.name=lab-api ,team=lab%20ops%2C%20west',
+		});
+		expect(span.exportedTo).toBe('/otlp/traces');
+		expect(span.exportedWith).toMatchObject({ 'x-key': 'traces-1', 'x-scope': 'all' });
+		expect(span.resource).toEqual({
+			'deployment.environment.name': 'staging',
+			'service.name': 'lab-api',
+			team: 'lab ops, west',
+		});
+	});
+
+	it('names the service by OTEL_SERVICE_NAME over the attributes, and refuses attributes it cannot read', () => {
+		const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url };
+		expect(
+			loadConfig({
+				...endpoint,
+				OTEL_SERVICE_NAME: 'lab-api-eu',
+				OTEL_RESOURCE_ATTRIBUTES: 'service.name=lab-api,region=eu',
+			}).otlp?.resource,
+		).toEqual({ 'service.name': 'lab-api-eu', region: 'eu' });
+		for (const attributes of ['region', '=eu', 'region=%zz'])
+			expect(() => loadConfig({ ...endpoint, OTEL_RESOURCE_ATTRIBUTES: attributes })).toThrow(
+				'OTEL_RESOURCE_ATTRIBUTES: must be key=value pairs separated by commas, each percent-encoded',
+			);
 	});
 });
 

@@ -10,8 +10,11 @@ export interface ReceivedSpan {
 	name: string;
 	kind: number;
 	service: string;
+	/** The attributes of the resource it came from, `service.name` among them. */
+	resource: Record<string, string | number | boolean>;
 	attributes: Record<string, string | number | boolean>;
-	/** The headers of the export that carried it. */
+	/** The path and the headers of the export that carried it. */
+	exportedTo: string;
 	exportedWith: IncomingHttpHeaders;
 }
 
@@ -20,7 +23,7 @@ const valueOf = (value: AnyValue) =>
 
 /**
  * A stand-in OpenTelemetry collector: accepts OTLP/HTTP trace exports in protobuf (the server's
- * and n8n's), and keeps their spans.
+ * and n8n's) at any path (`/v1/traces` unless a sender is told otherwise), and keeps their spans.
  */
 export class OtlpReceiver {
 	readonly spans: ReceivedSpan[] = [];
@@ -33,8 +36,8 @@ export class OtlpReceiver {
 			const chunks: Buffer[] = [];
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
 			req.on('end', () => {
-				if (req.url === '/v1/traces' && req.headers['content-type']?.includes('protobuf'))
-					receiver.#keep(decodeTraceExport(Buffer.concat(chunks)), req.headers);
+				if (req.method === 'POST' && req.headers['content-type']?.includes('protobuf'))
+					receiver.#keep(decodeTraceExport(Buffer.concat(chunks)), req.url!, req.headers);
 				res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
 			});
 		});
@@ -48,10 +51,12 @@ export class OtlpReceiver {
 		return this.spans.filter((span) => span.traceId === traceId);
 	}
 
-	#keep(body: DecodedExport, exportedWith: IncomingHttpHeaders): void {
+	#keep(body: DecodedExport, exportedTo: string, exportedWith: IncomingHttpHeaders): void {
 		for (const resourceSpans of body.resourceSpans) {
-			const { attributes } = resourceSpans.resource ?? { attributes: [] };
-			const service = attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
+			const resource = Object.fromEntries(
+				(resourceSpans.resource?.attributes ?? []).map((a) => [a.key, valueOf(a.value)]),
+			);
+			const service = String(resource['service.name'] ?? '');
 			for (const scope of resourceSpans.scopeSpans)
 				for (const span of scope.spans)
 					this.spans.push({
@@ -61,7 +66,9 @@ export class OtlpReceiver {
 						name: span.name,
 						kind: span.kind,
 						service,
+						resource,
 						attributes: Object.fromEntries(span.attributes.map((a) => [a.key, valueOf(a.value)])),
+						exportedTo,
 						exportedWith,
 					});
 		}

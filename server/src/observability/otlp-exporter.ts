@@ -61,13 +61,13 @@ export class OtlpExporter {
 	constructor(
 		send: SendExport,
 		{
-			serviceName = 'traininglab-api',
+			resource = { 'service.name': 'traininglab-api' },
 			lost = new SpansLost(),
-		}: { serviceName?: string; lost?: SpansLost } = {},
+		}: { resource?: Record<string, string>; lost?: SpansLost } = {},
 	) {
 		this.#send = send;
 		this.lost = lost;
-		this.#head = otlpHead(serviceName);
+		this.#head = otlpHead(resource);
 		this.#timer = setInterval(() => {
 			this.#due = true;
 			this.#pump();

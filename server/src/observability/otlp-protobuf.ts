@@ -56,18 +56,18 @@ const ATTEMPT_KEYS = {
 };
 const DELIVER = Buffer.from('deliver ', 'ascii');
 
-export function otlpHead(serviceName: string): OtlpHead {
+export function otlpHead(resource: Record<string, string>): OtlpHead {
 	const field = (fieldTag: number, ...parts: Buffer[]) => {
 		const content = Buffer.concat(parts);
 		return Buffer.concat([Buffer.from([fieldTag]), varintBytes(content.length), content]);
 	};
 	const text = (fieldTag: number, value: string) => field(fieldTag, Buffer.from(value, 'utf8'));
+	const attributes = Object.entries(resource).map(([key, value]) =>
+		field(FIRST, text(FIRST, key), field(SECOND, text(FIRST, value))),
+	);
 	return {
-		resource: field(
-			FIRST,
-			field(FIRST, text(FIRST, 'service.name'), field(SECOND, text(FIRST, serviceName))),
-		),
-		scope: field(FIRST, text(FIRST, serviceName)),
+		resource: field(FIRST, ...attributes),
+		scope: field(FIRST, text(FIRST, resource['service.name'] ?? '')),
 	};
 }
 

@@ -1,5 +1,5 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import type { OtlpTarget } from '../config.ts';
+import type { OtlpTarget } from '../otlp-config.ts';
 import type { Logger } from '../core/logger.ts';
 import { SpansLost } from './spans-lost.ts';
 

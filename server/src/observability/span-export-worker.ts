@@ -19,7 +19,7 @@ lowerThisThreadsPriority(BELOW_THE_SERVER);
 
 const data = workerData as SpanExportThreadData;
 const exporter = new OtlpExporter(sendOverHttp(data.target), {
-	serviceName: data.target.serviceName,
+	resource: data.target.resource,
 	lost: new SpansLost(data.lost),
 });
 

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { MessagePort } from 'node:worker_threads';
-import type { OtlpTarget } from '../config.ts';
+import type { OtlpTarget } from '../otlp-config.ts';
 import { OtlpExporter, type SendExport } from './otlp-exporter.ts';
 import { spanRing } from './span-ring.ts';
 import type { SpansLost } from './spans-lost.ts';
@@ -10,19 +10,16 @@ import type { SpansLost } from './spans-lost.ts';
 const EXPORT_TIMEOUT_MS = 5000;
 
 /**
- * `POST <endpoint>/v1/traces` with the target's headers, from the thread that calls it. A failed or
- * slow export is dropped.
+ * `POST <url>` with the target's headers, from the thread that calls it. A failed or slow export is
+ * dropped.
  */
-export function sendOverHttp({
-	endpoint,
-	headers,
-}: Pick<OtlpTarget, 'endpoint' | 'headers'>): SendExport {
-	const url = new URL(`${endpoint.replace(/\/+$/, '')}/v1/traces`);
-	const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+export function sendOverHttp({ url, headers }: Pick<OtlpTarget, 'url' | 'headers'>): SendExport {
+	const target = new URL(url);
+	const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
 	return (body) =>
 		new Promise<boolean>((resolve) => {
 			const req = request(
-				url,
+				target,
 				{
 					method: 'POST',
 					headers: {
@@ -59,7 +56,7 @@ export interface SpanExports {
 
 /** Spans exported from this thread, over HTTP: when the server runs without threads. */
 export function exportFromThisThread(target: OtlpTarget): SpanExports & { lost: SpansLost } {
-	const exporter = new OtlpExporter(sendOverHttp(target), { serviceName: target.serviceName });
+	const exporter = new OtlpExporter(sendOverHttp(target), { resource: target.resource });
 	const ring = spanRing();
 	exporter.read(ring);
 	return {
