@@ -54,6 +54,9 @@ const ResourceAttributes = keyValueList(
 	'must be key=value pairs separated by commas, each percent-encoded (e.g. deployment.environment.name=staging)',
 );
 
+/** A collector's address, or its traces URL. */
+const OtlpUrl = z.url({ protocol: /^https?$/ });
+
 const OtlpProtocol = z.enum(['http/protobuf'], {
 	error: 'only http/protobuf is supported (not grpc or http/json)',
 });
@@ -81,8 +84,8 @@ function sendable(name: string, content: string): boolean {
 
 /** The variables, as part of the server's configuration (config.ts). */
 export const OtlpVariables = {
-	OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-	OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+	OTEL_EXPORTER_OTLP_ENDPOINT: OtlpUrl.optional(),
+	OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: OtlpUrl.optional(),
 	OTEL_EXPORTER_OTLP_PROTOCOL: OtlpProtocol.default('http/protobuf'),
 	OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: OtlpProtocol.optional(),
 	OTEL_EXPORTER_OTLP_HEADERS: OtlpHeaders.optional(),

@@ -60,10 +60,7 @@ export class OtlpExporter {
 
 	constructor(
 		send: SendExport,
-		{
-			resource = { 'service.name': 'traininglab-api' },
-			lost = new SpansLost(),
-		}: { resource?: Record<string, string>; lost?: SpansLost } = {},
+		{ resource, lost = new SpansLost() }: { resource: Record<string, string>; lost?: SpansLost },
 	) {
 		this.#send = send;
 		this.lost = lost;
