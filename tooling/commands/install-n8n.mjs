@@ -179,7 +179,7 @@ function install(pin, files, cacheRoot, dir) {
  * record of the tree (`node_modules/.package-lock.json`), is copied rather than linked.
  */
 function seedFromSibling(pin, cacheRoot, dir) {
-	const major = pin.slice(0, pin.indexOf('.'));
+	const major = pin.split('.')[0];
 	const siblings = PINS.filter((other) => other !== pin).sort(
 		(a, b) => Number(b.startsWith(major)) - Number(a.startsWith(major)),
 	);
