@@ -58,4 +58,9 @@ it('counts the records it dropped', () => {
 	expect(reader.takeDropped()).toBe(0);
 	expect(writer.write(Buffer.alloc(200), 200)).toBe(false);
 	expect(reader.takeDropped()).toBe(1);
+	// A reader that takes over (the span export thread started again) counts only what is new.
+	expect(writer.write(Buffer.alloc(200), 200)).toBe(false);
+	const next = new RingReader(ring);
+	expect(next.takeDropped()).toBe(1);
+	expect(next.takeDropped()).toBe(0);
 });

@@ -8,7 +8,12 @@ const WRITTEN = 0;
 const READ = 1;
 /** Records the writer had no room for, modulo 2^32. */
 const DROPPED = 2;
-/** The positions and the count of dropped records, in front of the ring's bytes. */
+/**
+ * Of those, how many the export side has counted: kept with the ring, so that a reader that takes
+ * over from one whose thread died counts each once.
+ */
+const DROPPED_COUNTED = 3;
+/** The positions and the counts of dropped records, in front of the ring's bytes. */
 const HEADER_BYTES = 16;
 /** Each record's length, in front of it. */
 const LENGTH_BYTES = 4;
@@ -27,7 +32,7 @@ abstract class RingEnd {
 	protected readonly data: Buffer;
 
 	constructor(memory: SharedArrayBuffer) {
-		this.positions = new Int32Array(memory, 0, 3);
+		this.positions = new Int32Array(memory, 0, HEADER_BYTES / 4);
 		this.data = Buffer.from(memory, HEADER_BYTES);
 	}
 
@@ -96,14 +101,11 @@ export class RingWriter extends RingEnd {
 export class RingReader extends RingEnd {
 	/** The record last read, from its first byte (its length is what `read` returned). */
 	record = Buffer.alloc(64 * 1024);
-	#droppedTaken = 0;
 
-	/** How many records the writer has dropped since the last call. */
+	/** How many records the writer has dropped since this ring's reader (this one or an earlier) last asked. */
 	takeDropped(): number {
-		const dropped = Atomics.load(this.positions, DROPPED) >>> 0;
-		const since = (dropped - this.#droppedTaken) >>> 0;
-		this.#droppedTaken = dropped;
-		return since;
+		const dropped = Atomics.load(this.positions, DROPPED);
+		return (dropped - Atomics.exchange(this.positions, DROPPED_COUNTED, dropped)) >>> 0;
 	}
 
 	/**
