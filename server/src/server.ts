@@ -37,6 +37,8 @@ export interface RunningServer {
 	 * that). Undefined when the outbox runs on the event loop.
 	 */
 	killOutboxThread?: () => Promise<void>;
+	/** The same for the span export thread; undefined when traces are not exported from one. */
+	killSpanExportThread?: () => Promise<void>;
 	/**
 	 * Stops accepting connections, lets in-flight requests finish (with `Connection: close`), aborts
 	 * webhook sends in flight (they are sent again at the next start), closes the database.
@@ -220,6 +222,7 @@ export async function startServer(
 		services,
 		webhooksIdle: () => outbox.whenIdle(),
 		killOutboxThread: outbox instanceof DeliveryThread ? () => outbox.kill() : undefined,
+		killSpanExportThread: spanExport && (() => spanExport.kill()),
 		close,
 	};
 }

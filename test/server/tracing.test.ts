@@ -131,6 +131,34 @@ describe('traces, exported over OTLP', () => {
 		expect(attempt.attributes['traininglab.outcome']).toBe('delivered');
 	});
 
+	it("a span export thread started again (after it died) exports both threads' spans, those written before it died among them", async () => {
+		const traced = () => {
+			const traceId = randomBytes(16).toString('hex');
+			return { traceId, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
+		};
+		// Before: its spans wait in the rings (read once a second) when the thread is ended.
+		const before = traced();
+		await removeOne(server, org, { traceparent: before.traceparent });
+		await server.killSpanExportThread!();
+		const after = traced();
+		await removeOne(server, org, { traceparent: after.traceparent });
+		// Each trace: the request thread's span and the outbox thread's, each from its own ring.
+		await eventually(
+			() =>
+				[before, after].every(({ traceId }) => {
+					const names = collector.trace(traceId).map((span) => span.name);
+					return (
+						names.includes('DELETE /api/v1/orgs/{orgId}/members/{userId}') &&
+						names.includes('deliver member.removed')
+					);
+				}),
+			"both traces' spans at the collector",
+		);
+		expect(server.logs).toContainEqual(
+			expect.stringContaining('the span export thread stopped (exit code 1); starting it again'),
+		);
+	});
+
 	it('each retry is a span of the same trace, with its own id sent on', async () => {
 		let answers = 0;
 		receiver.reply = (d) =>

@@ -2,11 +2,15 @@
 // OTLP exports and sends them, so that no request, and no delivery, spends its time on either.
 // Each thread writes its ended spans into a ring of shared memory and hands it over
 // (./span-export.ts); one exporter reads them all.
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThisThreadsPriority } from '../lib/thread-priority.ts';
 import { OtlpExporter } from './otlp-exporter.ts';
-import { sendOverHttp, type ToSpanExportThread } from './span-export.ts';
-import type { SpanExportThreadData } from './span-export-thread.ts';
+import { sendOverHttp } from './span-export.ts';
+import type {
+	FromSpanExportWorker,
+	SpanExportThreadData,
+	ToSpanExportWorker,
+} from './span-export-thread.ts';
 import { SpansLost } from './spans-lost.ts';
 
 /**
@@ -24,17 +28,21 @@ const exporter = new OtlpExporter(sendOverHttp(data.target), {
 });
 
 /**
- * A port of one thread: its ring, then its flushes, each answered by its id once done. The port
- * closes when that thread ends (an outbox thread that died): its ring is read to its end, then let go.
+ * Each writing thread's messages, passed on by the server's thread with its channel's number: its
+ * ring, then its flushes, each answered once done, and `closed` when that thread has ended (an
+ * outbox thread that died): its ring is read to its end, then let go.
  */
-function serve(port: MessagePort): void {
-	port.on('message', async (message: ToSpanExportThread) => {
-		if ('ring' in message) port.once('close', exporter.read(message.ring));
-		else {
-			await exporter.flush();
-			port.postMessage(message.flush);
-		}
-	});
-}
-
-parentPort!.on('message', (message: { port: MessagePort }) => serve(message.port));
+const endReading = new Map<number, () => void>();
+parentPort!.on('message', async (message: ToSpanExportWorker) => {
+	if ('ring' in message) endReading.set(message.channel, exporter.read(message.ring));
+	else if ('closed' in message) {
+		endReading.get(message.channel)?.();
+		endReading.delete(message.channel);
+	} else {
+		await exporter.flush();
+		parentPort!.postMessage({
+			channel: message.channel,
+			flushed: message.flush,
+		} satisfies FromSpanExportWorker);
+	}
+});

@@ -71,8 +71,9 @@ export function exportFromThisThread(target: OtlpTarget): SpanExports & { lost: 
 export type ToSpanExportThread = { ring: SharedArrayBuffer } | { flush: number };
 
 /**
- * Spans exported by the span export thread (span-export-worker.ts), which reads this thread's ring
- * from the other end of `port`. Should that thread be gone, a flush resolves at once.
+ * Spans exported by the span export thread (span-export-worker.ts), which reads this thread's ring:
+ * `port` (SpanExportThread.port) takes the ring and each flush there. Should the port close, a
+ * flush resolves at once.
  */
 export function exportThroughThread(port: MessagePort): SpanExports {
 	const ring = spanRing();
