@@ -107,6 +107,17 @@ function wanted(pin) {
 	return { files, key: files['package.json'] + files['package-lock.json'] };
 }
 
+/** An install's folder in the cache: its pin, and the hash of its lockfile (and Node). */
+function installFolder(pin, hash) {
+	return `n8n-${pin}-${hash}`;
+}
+
+/** The pin an install folder holds; null for one named before pins were (`n8n-<hash>`); undefined for anything else. */
+function pinOfInstall(entry) {
+	const match = /^n8n-(?:(.+)-)?[0-9a-f]{16}$/.exec(entry);
+	return match ? (match[1] ?? null) : undefined;
+}
+
 function ensureN8n(pin) {
 	const { files, key } = wanted(pin);
 	const hash = createHash('sha256')
@@ -117,7 +128,7 @@ function ensureN8n(pin) {
 		.slice(0, 16);
 	const cacheRoot =
 		process.env.TRAININGLAB_E2E_CACHE ?? join(homedir(), '.cache', 'traininglab-e2e');
-	const dir = join(cacheRoot, `n8n-${pin}-${hash}`);
+	const dir = join(cacheRoot, installFolder(pin, hash));
 	if (existsSync(join(dir, '.ready'))) return dir;
 	mkdirSync(cacheRoot, { recursive: true });
 	// One install of a pin at a time: `.ci/run` installs every pin in the background while the suites
@@ -154,11 +165,14 @@ function takeLock(lock) {
 }
 
 function install(pin, files, cacheRoot, dir) {
-	// Older installs of the pin (other lockfiles) are 2–3 GB each: keep only the current one.
-	const earlier = new RegExp(`^n8n-(${pin.replace('.', '\\.')}-)?[0-9a-f]{16}$`);
+	// Older installs of the pin (other lockfiles), and those named before pins were, are 2–3 GB
+	// each: keep only the current one.
 	if (existsSync(cacheRoot))
-		for (const entry of readdirSync(cacheRoot))
-			if (earlier.test(entry)) rmSync(join(cacheRoot, entry), { recursive: true, force: true });
+		for (const entry of readdirSync(cacheRoot)) {
+			const of = pinOfInstall(entry);
+			if (of === pin || of === null)
+				rmSync(join(cacheRoot, entry), { recursive: true, force: true });
+		}
 	mkdirSync(dir, { recursive: true });
 	for (const [name, text] of Object.entries(files))
 		writeFileSync(join(dir, name), name === 'package-lock.json' ? withTarballUrls(text) : text);
@@ -184,9 +198,8 @@ function seedFromSibling(pin, cacheRoot, dir) {
 		(a, b) => Number(b.startsWith(major)) - Number(a.startsWith(major)),
 	);
 	for (const sibling of siblings) {
-		const pattern = new RegExp(`^n8n-${sibling.replace('.', '\\.')}-[0-9a-f]{16}$`);
 		const found = readdirSync(cacheRoot).find(
-			(entry) => pattern.test(entry) && existsSync(join(cacheRoot, entry, '.ready')),
+			(entry) => pinOfInstall(entry) === sibling && existsSync(join(cacheRoot, entry, '.ready')),
 		);
 		if (!found) continue;
 		const from = join(cacheRoot, found, 'node_modules');
