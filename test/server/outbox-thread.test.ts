@@ -97,3 +97,25 @@ it(`killed during a drain of ${EVENTS}: every delivery arrives, none recorded as
 			`${again.length} in flight then were sent again`,
 	);
 }, 180_000);
+
+it('a thread that dies again as it starts waits before its next start; meanwhile /metrics answers and the server stops', async () => {
+	const { server: dying } = await serverWithOrg({ METRICS_ENABLED: 'true' });
+	try {
+		await dying.killOutboxThread!();
+		// The thread started again at once dies too, before it has settled.
+		await dying.killOutboxThread!();
+		expect(
+			dying.logs.filter((line) => line.startsWith('the webhook outbox thread stopped')),
+		).toEqual([
+			expect.stringMatching(/; starting it again$/),
+			expect.stringMatching(/; starting it again in 1 s$/),
+		]);
+		// While no thread runs, a scrape gets the request side's metrics without waiting for it.
+		const scrape = await fetch(`${new URL(dying.url).origin}/metrics`);
+		expect(scrape.status).toBe(200);
+		expect(await scrape.text()).toContain('traininglab_webhook_deliveries_waiting');
+	} finally {
+		// And a stop does not wait for a thread that does not run.
+		await dying.stop();
+	}
+});

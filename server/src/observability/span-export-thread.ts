@@ -1,6 +1,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { OtlpTarget } from '../otlp-config.ts';
 import type { Logger } from '../core/logger.ts';
+import { RestartPolicy, startingAgain } from '../lib/restart-policy.ts';
 import type { ToSpanExportThread } from './span-export.ts';
 import { SpansLost } from './spans-lost.ts';
 
@@ -34,8 +35,8 @@ interface Channel {
  * cost it (docs/performance.md).
  *
  * Each writing thread's port (`port`) ends here, and its messages are passed on: a thread that dies
- * is logged and started again, and the new one is handed every ring, and every flush still
- * unanswered. It reads each ring from where the one that died stopped (the positions live in the
+ * is logged and started again (RestartPolicy), and the new one is handed every ring, and every
+ * flush still unanswered. It reads each ring from where the one that died stopped (the positions live in the
  * ring); the spans that one had read and not yet sent are lost, uncounted.
  */
 export class SpanExportThread {
@@ -45,6 +46,7 @@ export class SpanExportThread {
 	readonly #logger: Logger;
 	readonly #data: SpanExportThreadData;
 	readonly #channels = new Map<number, Channel>();
+	readonly #restarts = new RestartPolicy();
 	#nextChannel = 0;
 	#worker!: Worker;
 	#stopping = false;
@@ -85,10 +87,12 @@ export class SpanExportThread {
 	/** Once every exporter has flushed: what is still being sent is dropped. */
 	async stop(): Promise<void> {
 		this.#stopping = true;
+		this.#restarts.cancel();
 		await this.#worker.terminate();
 	}
 
 	#start(): void {
+		this.#restarts.started();
 		const worker = new Worker(this.#workerUrl, { workerData: this.#data });
 		this.#worker = worker;
 		worker.on('message', ({ channel, flushed }: FromSpanExportWorker) => {
@@ -98,8 +102,11 @@ export class SpanExportThread {
 		worker.on('error', (error) => this.#logger.error('the span export thread failed', error));
 		worker.once('exit', (code) => {
 			if (this.#stopping) return;
-			this.#logger.error(`the span export thread stopped (exit code ${code}); starting it again`);
-			this.#start();
+			const delay = this.#restarts.delayAfterDeath();
+			this.#logger.error(
+				`the span export thread stopped (exit code ${code}); ${startingAgain(delay)}`,
+			);
+			this.#restarts.startAfter(delay, () => this.#start());
 		});
 		// Stopped with the server; it never keeps a process alive by itself.
 		worker.unref();

@@ -1,5 +1,6 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../core/logger.ts';
+import { RestartPolicy, startingAgain } from '../lib/restart-policy.ts';
 import type { DeliveryMetricsSource } from '../observability/metrics.ts';
 import type { WriteLock } from '../db/write-lock.ts';
 import type { DispatcherOptions } from './dispatcher.ts';
@@ -38,8 +39,9 @@ export type FromDeliveryWorker =
  * The webhook outbox on a thread of its own (./worker.ts, at `workerUrl`), apart from the event
  * loop that answers requests: the request side records events and deliveries and tells it
  * (`deliveriesQueued`); it never signs, sends or records an attempt. A thread that dies is logged
- * with what it was doing and started again: the new one takes over the claims the dead one left
- * (at least once, as after a crash).
+ * with what it was doing and started again (RestartPolicy: at once, or after a delay when it keeps
+ * dying as it starts): the new one takes over the claims the dead one left (at least once, as after
+ * a crash).
  */
 export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 	readonly #workerUrl: URL;
@@ -47,6 +49,7 @@ export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 	readonly #logger: Logger;
 	readonly #writeLock: WriteLock;
 	readonly #spanExportPort: (() => MessagePort) | undefined;
+	readonly #restarts = new RestartPolicy();
 	#worker!: Worker;
 	/** Sends in flight, as the thread last said. */
 	#inFlight = 0;
@@ -92,9 +95,12 @@ export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 		});
 	}
 
-	/** What the thread has counted (DeliveryMetrics); nothing from a thread that died before answering. */
+	/**
+	 * What the thread has counted (DeliveryMetrics); nothing from a thread that died before
+	 * answering, or while none runs.
+	 */
 	deliveryMetrics(): Promise<string> {
-		if (this.#stopping) return Promise.resolve('');
+		if (this.#stopping || this.#restarts.waiting) return Promise.resolve('');
 		return new Promise((resolve) => {
 			const id = this.#nextRequestId++;
 			this.#metricsWaits.set(id, resolve);
@@ -112,6 +118,11 @@ export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 
 	/** Stops the thread: it stops claiming and aborts its sends in flight (sent again at the next start). */
 	stop(): Promise<void> {
+		if (!this.#stopping && this.#restarts.waiting) {
+			// No thread runs: there is nothing to stop but its next start.
+			this.#restarts.cancel();
+			this.#stopping = Promise.resolve();
+		}
 		this.#stopping ??= new Promise<void>((resolve) => {
 			this.#worker.once('exit', () => resolve());
 			this.#send({ type: 'stop' });
@@ -120,6 +131,7 @@ export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 	}
 
 	#start(): void {
+		this.#restarts.started();
 		const spanExport = this.#spanExportPort?.();
 		const worker = new Worker(this.#workerUrl, {
 			workerData: { ...this.#data, spanExport },
@@ -133,16 +145,17 @@ export class DeliveryThread implements OutboxNotice, DeliveryMetricsSource {
 		worker.once('exit', (code) => {
 			this.#writeLock.releaseFor(workerThreadId);
 			if (this.#stopping) return;
+			const delay = this.#restarts.delayAfterDeath();
 			this.#logger.error(
-				`the webhook outbox thread stopped (exit code ${code}) with about ${this.#inFlight} sends in flight; starting it again`,
+				`the webhook outbox thread stopped (exit code ${code}) with about ${this.#inFlight} sends in flight; ${startingAgain(delay)}`,
 			);
 			this.#inFlight = 0;
 			for (const answer of this.#metricsWaits.values()) answer('');
 			this.#metricsWaits.clear();
-			this.#start();
-			// What waited on the one that died asks the new one.
-			for (const id of this.#idleWaits.keys()) this.#send({ type: 'idle', id });
+			this.#restarts.startAfter(delay, () => this.#start());
 		});
+		// What waited on one that died asks this one.
+		for (const id of this.#idleWaits.keys()) this.#send({ type: 'idle', id });
 	}
 
 	#received(message: FromDeliveryWorker): void {
