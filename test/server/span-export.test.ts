@@ -1,8 +1,10 @@
 import { MessageChannel } from 'node:worker_threads';
+import { SpanExportThread } from '../../server/src/observability/span-export-thread.ts';
 import {
 	exportThroughThread,
 	type ToSpanExportThread,
 } from '../../server/src/observability/span-export.ts';
+import { workers } from '../support/test-server.ts';
 
 describe("a thread's spans, exported by the span export thread", () => {
 	it('hands over its ring first, and a flush is done when the thread answers its id', async () => {
@@ -38,5 +40,16 @@ describe("a thread's spans, exported by the span export thread", () => {
 		await closed;
 		await unanswered;
 		await exports.close();
+	});
+
+	it('waits no longer for a flush once the span export thread is stopped', async () => {
+		const thread = new SpanExportThread(
+			workers.spanExport,
+			{ url: 'http://127.0.0.1:9/v1/traces', headers: {}, resource: {} },
+			{ info() {}, error() {} },
+		);
+		const exports = exportThroughThread(thread.port());
+		await thread.stop();
+		await exports.flush();
 	});
 });

@@ -36,8 +36,8 @@ interface Channel {
  *
  * Each writing thread's port (`port`) ends here, and its messages are passed on: a thread that dies
  * is logged and started again (RestartPolicy), and the new one is handed every ring, and every
- * flush still unanswered. It reads each ring from where the one that died stopped (the positions live in the
- * ring); the spans that one had read and not yet sent are lost, uncounted.
+ * flush still unanswered. It reads each ring from where the one that died stopped (the positions
+ * live in the ring); the spans that one had read and not yet sent are lost, uncounted.
  */
 export class SpanExportThread {
 	/** What the thread counts of the spans it could not send: kept across its starts. */
@@ -84,11 +84,15 @@ export class SpanExportThread {
 		await this.#worker.terminate();
 	}
 
-	/** Once every exporter has flushed: what is still being sent is dropped. */
+	/**
+	 * Once every exporter has flushed: what is still being sent is dropped, and each channel is
+	 * closed, so that a flush still waiting is done at once.
+	 */
 	async stop(): Promise<void> {
 		this.#stopping = true;
 		this.#restarts.cancel();
 		await this.#worker.terminate();
+		for (const { port } of this.#channels.values()) port.close();
 	}
 
 	#start(): void {
