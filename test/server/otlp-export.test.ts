@@ -17,6 +17,7 @@ import {
 	type SpanSink,
 } from '../../server/src/observability/recorded-span.ts';
 import { sendOverHttp } from '../../server/src/observability/span-export.ts';
+import { SpanIds } from '../../server/src/observability/span-ids.ts';
 import { SpanRecorder } from '../../server/src/observability/span-records.ts';
 import { RING_BYTES, spanRing } from '../../server/src/observability/span-ring.ts';
 import {
@@ -90,8 +91,7 @@ function recorded(
 	return new RecordedSpan(
 		name,
 		SpanKind.INTERNAL,
-		{ traceId: id.repeat(2), spanId: id, traceFlags: TraceFlags.SAMPLED },
-		undefined,
+		SpanIds.of({ traceId: id.repeat(2), spanId: id, traceFlags: TraceFlags.SAMPLED }),
 		attributes,
 		recorder,
 	);
@@ -103,13 +103,13 @@ it('exports each field and attribute of a span as OTLP protobuf that decodes bac
 	const span = new RecordedSpan(
 		'GET',
 		SpanKind.SERVER,
-		{
+		SpanIds.of({
 			traceId: '0af7651916cd43dd8448eb211c80319c',
 			spanId: 'B7AD6B7169203331',
+			parentSpanId: '00f067aa0ba902b7',
 			traceFlags: TraceFlags.SAMPLED,
 			traceState: createTraceState('vendor=a:b,other=c'),
-		},
-		'00f067aa0ba902b7',
+		}),
 		{ 'http.request.method': 'GET' },
 		recorder,
 	);
@@ -190,13 +190,13 @@ it("exports a request's span named by its method and route, with its status, cal
 	const { exporter, recorder } = exporting(collector.url);
 	const failed = new RequestSpan(
 		'POST',
-		{
+		SpanIds.of({
 			traceId: '0af7651916cd43dd8448eb211c80319c',
 			spanId: 'b7ad6b7169203331',
+			parentSpanId: '00f067aa0ba902b7',
 			traceFlags: TraceFlags.SAMPLED,
 			traceState: createTraceState('vendor=kept'),
-		},
-		'00f067aa0ba902b7',
+		}),
 		recorder,
 	);
 	failed.route = '/api/v1/orgs/{orgId}/sessions';
@@ -204,8 +204,7 @@ it("exports a request's span named by its method and route, with its status, cal
 	failed.end();
 	const unrouted = new RequestSpan(
 		'GET',
-		{ traceId: '1'.repeat(32), spanId: '2'.repeat(16), traceFlags: TraceFlags.SAMPLED },
-		undefined,
+		SpanIds.of({ traceId: '1'.repeat(32), spanId: '2'.repeat(16), traceFlags: TraceFlags.SAMPLED }),
 		recorder,
 	);
 	unrouted.statusCode = 404;
@@ -258,17 +257,19 @@ it("exports a delivery attempt's span with its outcome, and the error of one tha
 		attempt: 3,
 		host: 'n8n.example',
 	};
-	const ids = (n: string) => ({
-		traceId: n.repeat(32),
-		spanId: n.repeat(16),
-		traceFlags: TraceFlags.SAMPLED,
-	});
-	const failed = new AttemptSpan(of, ids('a'), 'b'.repeat(16), recorder);
+	const ids = (n: string, parentSpanId?: string) =>
+		SpanIds.of({
+			traceId: n.repeat(32),
+			spanId: n.repeat(16),
+			parentSpanId,
+			traceFlags: TraceFlags.SAMPLED,
+		});
+	const failed = new AttemptSpan(of, ids('a', 'b'.repeat(16)), recorder);
 	failed.outcome = 'failed';
 	failed.statusCode = 503;
 	failed.error = 'HTTP 503: "unavailable"';
 	failed.end();
-	const interrupted = new AttemptSpan({ ...of, attempt: 1 }, ids('c'), undefined, recorder);
+	const interrupted = new AttemptSpan({ ...of, attempt: 1 }, ids('c'), recorder);
 	interrupted.end();
 	recorder.flush();
 	await exporter.stop();

@@ -3,10 +3,10 @@ import {
 	type Attributes,
 	type AttributeValue,
 	type Span,
-	type SpanContext,
 	type SpanKind,
 	type SpanStatus,
 } from '@opentelemetry/api';
+import type { SpanIds } from './span-ids.ts';
 
 /** Where a recorded span goes once it ends: its thread's ring (span-records.ts). */
 export interface SpanSink {
@@ -29,20 +29,18 @@ function nowMs(): number {
  * or not sampled by the caller) it is only its ids.
  */
 export abstract class FieldSpan implements Span {
-	readonly parentSpanId: string | undefined;
 	readonly startTime = nowMs();
 	endTime = 0;
-	readonly #context: SpanContext;
+	readonly #ids: SpanIds;
 	#sink: SpanSink | undefined;
 
-	constructor(context: SpanContext, parentSpanId: string | undefined, sink: SpanSink | undefined) {
-		this.#context = context;
-		this.parentSpanId = parentSpanId;
+	constructor(ids: SpanIds, sink: SpanSink | undefined) {
+		this.#ids = ids;
 		this.#sink = sink;
 	}
 
-	spanContext(): SpanContext {
-		return this.#context;
+	spanContext(): SpanIds {
+		return this.#ids;
 	}
 
 	/** Records it, with its fields as they are now; once. */
@@ -90,13 +88,8 @@ export class RequestSpan extends FieldSpan {
 	/** The answer's, once it has one. */
 	statusCode = 0;
 
-	constructor(
-		method: string,
-		context: SpanContext,
-		parentSpanId: string | undefined,
-		sink: SpanSink | undefined,
-	) {
-		super(context, parentSpanId, sink);
+	constructor(method: string, ids: SpanIds, sink: SpanSink | undefined) {
+		super(ids, sink);
 		this.method = method;
 	}
 }
@@ -123,13 +116,8 @@ export class AttemptSpan extends FieldSpan {
 	statusCode: number | null = null;
 	error: string | null = null;
 
-	constructor(
-		of: AttemptOf,
-		context: SpanContext,
-		parentSpanId: string | undefined,
-		sink: SpanSink | undefined,
-	) {
-		super(context, parentSpanId, sink);
+	constructor(of: AttemptOf, ids: SpanIds, sink: SpanSink | undefined) {
+		super(ids, sink);
 		this.of = of;
 	}
 }
@@ -142,35 +130,32 @@ export class AttemptSpan extends FieldSpan {
  */
 export class RecordedSpan implements Span {
 	readonly kind: SpanKind;
-	readonly parentSpanId: string | undefined;
 	/** Milliseconds since the Unix epoch, to the microsecond or better. */
 	readonly startTime = nowMs();
 	readonly attributes: Attributes;
 	name: string;
 	status: SpanStatus = { code: SpanStatusCode.UNSET };
 	endTime: number | undefined;
-	readonly #context: SpanContext;
+	readonly #ids: SpanIds;
 	readonly #sink: SpanSink;
 
 	constructor(
 		name: string,
 		kind: SpanKind,
-		context: SpanContext,
-		parentSpanId: string | undefined,
+		ids: SpanIds,
 		attributes: Attributes | undefined,
 		sink: SpanSink,
 	) {
 		this.name = name;
 		this.kind = kind;
-		this.#context = context;
-		this.parentSpanId = parentSpanId;
+		this.#ids = ids;
 		// Its own: each caller passes an object made for the span.
 		this.attributes = attributes ?? {};
 		this.#sink = sink;
 	}
 
-	spanContext(): SpanContext {
-		return this.#context;
+	spanContext(): SpanIds {
+		return this.#ids;
 	}
 
 	setAttribute(key: string, value: AttributeValue): this {

@@ -6,6 +6,7 @@ import {
 	type RecordedSpan,
 	type SpanSink,
 } from './recorded-span.ts';
+import type { SpanIds } from './span-ids.ts';
 import { RingWriter } from './span-ring.ts';
 
 /**
@@ -52,13 +53,6 @@ export const KNOWN_KEYS = [
 	'traininglab.webhook.id',
 ] as const;
 const KEY_NUMBERS = new Map<string, number>(KNOWN_KEYS.map((key, index) => [key, index + 1]));
-
-/** The hex digit each character code stands for. */
-const HEX = new Uint8Array(128);
-for (let digit = 0; digit < 16; digit++) {
-	HEX['0123456789abcdef'.charCodeAt(digit)] = digit;
-	HEX['0123456789ABCDEF'.charCodeAt(digit)] = digit;
-}
 
 /**
  * Ended spans are written this many at a time, in one loop: written one by one as each request
@@ -119,10 +113,14 @@ export class SpanRecorder implements SpanSink {
 	}
 
 	#writeSpan(span: RecordedSpan): void {
-		const { traceId, spanId, traceState } = span.spanContext();
-		this.#head(SPAN, span.kind, span.status.code, traceId, spanId, span.parentSpanId);
-		this.#times(span.startTime, span.endTime!);
-		this.#string(traceState?.serialize() ?? '');
+		this.#head(
+			SPAN,
+			span.kind,
+			span.status.code,
+			span.spanContext(),
+			span.startTime,
+			span.endTime!,
+		);
 		this.#string(span.name);
 		this.#string(span.status.message ?? '');
 		const { attributes } = span;
@@ -145,11 +143,8 @@ export class SpanRecorder implements SpanSink {
 	}
 
 	#writeRequest(span: RequestSpan): void {
-		const { traceId, spanId, traceState } = span.spanContext();
 		const error = span.statusCode >= 500 ? SpanStatusCode.ERROR : SpanStatusCode.UNSET;
-		this.#head(REQUEST, SpanKind.SERVER, error, traceId, spanId, span.parentSpanId);
-		this.#times(span.startTime, span.endTime);
-		this.#string(traceState?.serialize() ?? '');
+		this.#head(REQUEST, SpanKind.SERVER, error, span.spanContext(), span.startTime, span.endTime);
 		this.#string(span.method);
 		this.#string(span.route ?? '');
 		this.#room(4);
@@ -159,11 +154,8 @@ export class SpanRecorder implements SpanSink {
 	}
 
 	#writeAttempt(span: AttemptSpan): void {
-		const { traceId, spanId, traceState } = span.spanContext();
 		const error = span.error === null ? SpanStatusCode.UNSET : SpanStatusCode.ERROR;
-		this.#head(ATTEMPT, SpanKind.CLIENT, error, traceId, spanId, span.parentSpanId);
-		this.#times(span.startTime, span.endTime);
-		this.#string(traceState?.serialize() ?? '');
+		this.#head(ATTEMPT, SpanKind.CLIENT, error, span.spanContext(), span.startTime, span.endTime);
 		const { of } = span;
 		this.#string(of.eventType);
 		this.#string(of.deliveryId);
@@ -178,40 +170,25 @@ export class SpanRecorder implements SpanSink {
 		this.#ring.write(this.#record, this.#at);
 	}
 
+	/** What every record starts with: up to its `tracestate` (RECORD). */
 	#head(
 		type: number,
 		kind: SpanKind,
 		code: SpanStatusCode,
-		traceId: string,
-		spanId: string,
-		parentSpanId: string | undefined,
+		ids: SpanIds,
+		start: number,
+		end: number,
 	): void {
 		const record = this.#record;
 		record[RECORD.type] = type;
 		record[RECORD.kind] = kind;
-		record[RECORD.flags] = parentSpanId ? HAS_PARENT : 0;
+		record[RECORD.flags] = ids.hasParent ? HAS_PARENT : 0;
 		record[RECORD.statusCode] = code;
-		this.#at = RECORD.traceId;
-		this.#id(traceId, 16);
-		this.#id(spanId, 8);
-		this.#id(parentSpanId, 8);
-	}
-
-	/** An id's bytes from its hex (zeros when there is none). */
-	#id(hex: string | undefined, bytes: number): void {
-		const record = this.#record;
-		let at = this.#at;
-		if (hex === undefined) record.fill(0, at, at + bytes);
-		else
-			for (let index = 0; index < bytes * 2; index += 2)
-				record[at++] = (HEX[hex.charCodeAt(index)] << 4) | HEX[hex.charCodeAt(index + 1)];
-		this.#at += bytes;
-	}
-
-	#times(start: number, end: number): void {
-		this.#record.writeDoubleLE(start, this.#at);
-		this.#record.writeDoubleLE(end, this.#at + 8);
-		this.#at += 16;
+		ids.copyTo(record, RECORD.traceId);
+		record.writeDoubleLE(start, RECORD.times);
+		record.writeDoubleLE(end, RECORD.times + 8);
+		this.#at = RECORD.strings;
+		this.#string(ids.traceState?.serialize() ?? '');
 	}
 
 	/** Room for `bytes` more: the record grows for a span larger than any so far. */

@@ -1,4 +1,3 @@
-import { randomFillSync } from 'node:crypto';
 import {
 	ROOT_CONTEXT,
 	SpanKind,
@@ -10,12 +9,12 @@ import {
 	type Attributes,
 	type Context,
 	type Span,
-	type SpanContext,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AttemptSpan, RecordedSpan, RequestSpan, type AttemptOf } from './recorded-span.ts';
 import type { SpanExports } from './span-export.ts';
+import { SpanIds } from './span-ids.ts';
 import { SpanRecorder } from './span-records.ts';
 
 export type { Context, Span };
@@ -68,13 +67,12 @@ export class Tracing {
 		options: { kind?: SpanKind; attributes?: Attributes } = {},
 		parent: Context = this.active(),
 	): Span {
-		const { ids, parentSpanId, recorder } = this.#idsUnder(parent);
+		const { ids, recorder } = this.#idsUnder(parent);
 		if (!recorder) return trace.wrapSpanContext(ids);
 		return new RecordedSpan(
 			name,
 			options.kind ?? SpanKind.INTERNAL,
 			ids,
-			parentSpanId,
 			options.attributes,
 			recorder,
 		);
@@ -85,8 +83,8 @@ export class Tracing {
 	 * its `route` and `statusCode`, then end it.
 	 */
 	startRequestSpan(method: string, parent: Context): RequestSpan {
-		const { ids, parentSpanId, recorder } = this.#idsUnder(parent);
-		return new RequestSpan(method, ids, parentSpanId, recorder);
+		const { ids, recorder } = this.#idsUnder(parent);
+		return new RequestSpan(method, ids, recorder);
 	}
 
 	/**
@@ -94,26 +92,19 @@ export class Tracing {
 	 * `outcome`, `statusCode` and `error` once answered, then end it.
 	 */
 	startAttemptSpan(of: AttemptOf, parent: Context): AttemptSpan {
-		const { ids, parentSpanId, recorder } = this.#idsUnder(parent);
-		return new AttemptSpan(of, ids, parentSpanId, recorder);
+		const { ids, recorder } = this.#idsUnder(parent);
+		return new AttemptSpan(of, ids, recorder);
 	}
 
 	/** A new span's ids, in `parent`'s trace and sampled as it is, or the root of a new sampled trace. */
 	#idsUnder(parent: Context) {
 		const parentIds = trace.getSpanContext(parent);
-		const inTrace = parentIds !== undefined && isSpanContextValid(parentIds);
-		const ids: SpanContext = {
-			traceId: inTrace ? parentIds.traceId : randomHex(16),
-			spanId: randomHex(8),
-			traceFlags: inTrace ? parentIds.traceFlags : TraceFlags.SAMPLED,
-			traceState: inTrace ? parentIds.traceState : undefined,
-		};
+		// The server's own ids are valid: checking them would turn them into hex.
+		const inTrace =
+			parentIds instanceof SpanIds || (parentIds !== undefined && isSpanContextValid(parentIds));
+		const ids = inTrace ? SpanIds.childOf(parentIds!) : SpanIds.root();
 		const sampled = (ids.traceFlags & TraceFlags.SAMPLED) !== 0;
-		return {
-			ids,
-			parentSpanId: inTrace ? parentIds.spanId : undefined,
-			recorder: sampled ? this.#recorder : undefined,
-		};
+		return { ids, recorder: sampled ? this.#recorder : undefined };
 	}
 
 	/** `parent` with `span` as its current span. */
@@ -144,21 +135,4 @@ export class Tracing {
 		]);
 		clearTimeout(timer);
 	}
-}
-
-/** Random bytes for ids, drawn a pool at a time: one `randomFillSync` serves about 170 spans. */
-const idPool = Buffer.allocUnsafe(4096);
-let idPoolAt = idPool.length;
-
-/** `bytes` random bytes in hex, never all zero (an invalid id). */
-function randomHex(bytes: number): string {
-	if (idPoolAt + bytes > idPool.length) {
-		randomFillSync(idPool);
-		idPoolAt = 0;
-	}
-	const start = idPoolAt;
-	idPoolAt += bytes;
-	for (let at = start; at < idPoolAt; at++)
-		if (idPool[at] !== 0) return idPool.toString('hex', start, idPoolAt);
-	return randomHex(bytes);
 }

@@ -1,0 +1,124 @@
+import { randomFillSync } from 'node:crypto';
+import { TraceFlags, type SpanContext, type TraceState } from '@opentelemetry/api';
+
+/** Bytes of one span's ids: trace id (16), span id (8), parent span id (8, zeros when none). */
+const IDS_BYTES = 32;
+const TRACE_ID = 0;
+const SPAN_ID = 16;
+const PARENT_SPAN_ID = 24;
+/** Random bytes are drawn this many at a time: one `randomFillSync` serves 128 spans. */
+const POOL_BYTES = 4096;
+
+let pool = Buffer.allocUnsafeSlow(POOL_BYTES);
+let poolAt = POOL_BYTES;
+
+/**
+ * A span's ids, kept as bytes in the order a span record holds them (span-records.ts), and given
+ * in hex only when something asks (a `traceparent` to send, a test): most spans are written into
+ * their ring and never read in hex, and making and decoding hex cost a request's span more than
+ * the rest of its recording.
+ */
+export class SpanIds implements SpanContext {
+	readonly traceFlags: number;
+	readonly traceState: TraceState | undefined;
+	readonly hasParent: boolean;
+	/** Where its bytes are: a pool of them that a new one replaces once used up, never rewritten. */
+	readonly #bytes: Buffer;
+	readonly #at: number;
+	#traceId: string | undefined;
+	#spanId: string | undefined;
+
+	private constructor(traceFlags: number, traceState: TraceState | undefined, hasParent: boolean) {
+		this.traceFlags = traceFlags;
+		this.traceState = traceState;
+		this.hasParent = hasParent;
+		if (poolAt + IDS_BYTES > POOL_BYTES) {
+			pool = Buffer.allocUnsafeSlow(POOL_BYTES);
+			randomFillSync(pool);
+			poolAt = 0;
+		}
+		this.#bytes = pool;
+		this.#at = poolAt;
+		poolAt += IDS_BYTES;
+	}
+
+	/** The first span of a new, sampled trace. */
+	static root(): SpanIds {
+		const ids = new SpanIds(TraceFlags.SAMPLED, undefined, false);
+		ids.#bytes.fill(0, ids.#at + PARENT_SPAN_ID, ids.#at + IDS_BYTES);
+		ids.#validated(TRACE_ID, 16);
+		ids.#validated(SPAN_ID, 8);
+		return ids;
+	}
+
+	/** A child of `parent` (valid ids): in its trace, sampled as it is. */
+	static childOf(parent: SpanContext): SpanIds {
+		const ids = new SpanIds(parent.traceFlags, parent.traceState, true);
+		const bytes = ids.#bytes;
+		const at = ids.#at;
+		if (parent instanceof SpanIds) {
+			const from = parent.#bytes;
+			const fromAt = parent.#at;
+			for (let index = 0; index < 16; index++)
+				bytes[at + TRACE_ID + index] = from[fromAt + TRACE_ID + index];
+			for (let index = 0; index < 8; index++)
+				bytes[at + PARENT_SPAN_ID + index] = from[fromAt + SPAN_ID + index];
+		} else {
+			bytes.write(parent.traceId, at + TRACE_ID, 16, 'hex');
+			bytes.write(parent.spanId, at + PARENT_SPAN_ID, 8, 'hex');
+		}
+		ids.#validated(SPAN_ID, 8);
+		return ids;
+	}
+
+	/** Ids given in hex (valid ones). */
+	static of(ids: {
+		traceId: string;
+		spanId: string;
+		parentSpanId?: string;
+		traceFlags: number;
+		traceState?: TraceState;
+	}): SpanIds {
+		const made = new SpanIds(ids.traceFlags, ids.traceState, ids.parentSpanId !== undefined);
+		const bytes = made.#bytes;
+		bytes.write(ids.traceId, made.#at + TRACE_ID, 16, 'hex');
+		bytes.write(ids.spanId, made.#at + SPAN_ID, 8, 'hex');
+		if (ids.parentSpanId === undefined)
+			bytes.fill(0, made.#at + PARENT_SPAN_ID, made.#at + IDS_BYTES);
+		else bytes.write(ids.parentSpanId, made.#at + PARENT_SPAN_ID, 8, 'hex');
+		return made;
+	}
+
+	get traceId(): string {
+		return (this.#traceId ??= this.#hex(TRACE_ID, 16));
+	}
+
+	get spanId(): string {
+		return (this.#spanId ??= this.#hex(SPAN_ID, 8));
+	}
+
+	get parentSpanId(): string | undefined {
+		return this.hasParent ? this.#hex(PARENT_SPAN_ID, 8) : undefined;
+	}
+
+	/** Its 32 bytes into `target` at `at`: trace id, span id, parent span id (zeros when none). */
+	copyTo(target: Uint8Array, at: number): void {
+		const bytes = this.#bytes;
+		const from = this.#at;
+		for (let index = 0; index < IDS_BYTES; index++) target[at + index] = bytes[from + index];
+	}
+
+	#hex(offset: number, length: number): string {
+		return this.#bytes.toString('hex', this.#at + offset, this.#at + offset + length);
+	}
+
+	/** Random bytes at `offset` that are not all zero (an invalid id): drawn again until so. */
+	#validated(offset: number, length: number): void {
+		const bytes = this.#bytes;
+		const start = this.#at + offset;
+		for (;;) {
+			for (let index = start; index < start + length; index++) if (bytes[index] !== 0) return;
+			randomFillSync(bytes, start, length);
+		}
+	}
+}

@@ -1,0 +1,66 @@
+import { isSpanContextValid, TraceFlags } from '@opentelemetry/api';
+import { SpanIds } from '../../server/src/observability/span-ids.ts';
+
+/** The 32 bytes a span record holds, in hex: trace id, span id, parent span id. */
+function recorded(ids: SpanIds): string {
+	const bytes = new Uint8Array(34);
+	ids.copyTo(bytes, 1);
+	expect([bytes[0], bytes[33]]).toEqual([0, 0]);
+	return Buffer.from(bytes.subarray(1, 33)).toString('hex');
+}
+
+it('starts a sampled trace with valid ids, different each time, and no parent', () => {
+	const roots = Array.from({ length: 300 }, () => SpanIds.root());
+	for (const ids of roots) {
+		expect(isSpanContextValid(ids)).toBe(true);
+		expect(ids.traceFlags).toBe(TraceFlags.SAMPLED);
+		expect([ids.hasParent, ids.parentSpanId]).toEqual([false, undefined]);
+		expect(recorded(ids)).toBe(`${ids.traceId}${ids.spanId}${'0'.repeat(16)}`);
+	}
+	expect(new Set(roots.map((ids) => ids.traceId)).size).toBe(roots.length);
+	expect(new Set(roots.map((ids) => ids.spanId)).size).toBe(roots.length);
+});
+
+it("continues its parent's trace, whether the parent is the server's own or a caller's", () => {
+	const request = SpanIds.root();
+	const event = SpanIds.childOf(request);
+	expect([event.traceId, event.parentSpanId, event.hasParent]).toEqual([
+		request.traceId,
+		request.spanId,
+		true,
+	]);
+	expect(event.spanId).not.toBe(request.spanId);
+	expect(recorded(event)).toBe(`${request.traceId}${event.spanId}${request.spanId}`);
+
+	const caller = {
+		traceId: '0AF7651916CD43DD8448EB211C80319C',
+		spanId: 'b7ad6b7169203331',
+		traceFlags: TraceFlags.NONE,
+		isRemote: true,
+	};
+	const served = SpanIds.childOf(caller);
+	expect([served.traceId, served.parentSpanId, served.traceFlags]).toEqual([
+		caller.traceId.toLowerCase(),
+		caller.spanId,
+		TraceFlags.NONE,
+	]);
+	expect(isSpanContextValid(served)).toBe(true);
+});
+
+it('keeps ids given in hex, with or without a parent', () => {
+	const given = {
+		traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+		spanId: '00f067aa0ba902b7',
+		traceFlags: TraceFlags.SAMPLED,
+	};
+	expect(recorded(SpanIds.of({ ...given, parentSpanId: 'b7ad6b7169203331' }))).toBe(
+		`${given.traceId}${given.spanId}b7ad6b7169203331`,
+	);
+	const orphan = SpanIds.of(given);
+	expect([orphan.traceId, orphan.spanId, orphan.parentSpanId]).toEqual([
+		given.traceId,
+		given.spanId,
+		undefined,
+	]);
+	expect(recorded(orphan)).toBe(`${given.traceId}${given.spanId}${'0'.repeat(16)}`);
+});
