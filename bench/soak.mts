@@ -226,17 +226,22 @@ let rotation: NodeJS.Timeout;
 const prepareNext = () =>
 	(preparation = setTimeout(() => (nextFresh = startFresh()), MINUTE_MS / 20));
 function rotateAt(minuteStart: number): void {
-	rotation = setTimeout(async () => {
-		const next = await nextFresh!;
-		nextFresh = undefined;
-		if (loadEnded) return retire(next);
-		const old = fresh;
-		fresh = next;
-		fresh.from = old.to = minuteStart;
-		retire(old);
-		prepareNext();
-		rotateAt(minuteStart + MINUTE_MS);
-	}, minuteStart - Date.now());
+	rotation = setTimeout(
+		async () => {
+			// Late (a busy machine): the next server may not be on its way yet.
+			clearTimeout(preparation);
+			const next = await (nextFresh ??= startFresh());
+			nextFresh = undefined;
+			if (loadEnded) return retire(next);
+			const old = fresh;
+			fresh = next;
+			fresh.from = old.to = minuteStart;
+			retire(old);
+			prepareNext();
+			rotateAt(minuteStart + MINUTE_MS);
+		},
+		Math.max(0, minuteStart - Date.now()),
+	);
 }
 prepareNext();
 rotateAt(started + MINUTE_MS);
