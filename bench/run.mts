@@ -105,7 +105,15 @@ add(
 );
 
 const observabilityOptions = SMOKE
-	? { rounds: 1, seconds: 1, warmUpSeconds: 1, connections: 10, sessions: 1_000, backlog: 200 }
+	? {
+			rounds: 1,
+			seconds: 1,
+			warmUpSeconds: 1,
+			connections: 10,
+			sessions: 1_000,
+			backlog: 200,
+			drainRounds: 1,
+		}
 	: {
 			rounds: 8,
 			seconds: 2,
@@ -113,9 +121,10 @@ const observabilityOptions = SMOKE
 			connections: 10,
 			sessions: 10_000,
 			backlog: 20_000,
+			drainRounds: 16,
 		};
 console.error(
-	`metrics (scraped every second) and traces (exported) on, against off: ${observabilityOptions.rounds} rounds of four fresh servers, two of each, readings of ${observabilityOptions.seconds} s per request cell at ${observabilityOptions.connections} connections going round them and back, after ${observabilityOptions.warmUpSeconds} s of warm-up on each, and ${observabilityOptions.backlog.toLocaleString('en')} deliveries drained after as many…`,
+	`metrics (scraped every second) and traces (exported) on, against off: ${observabilityOptions.rounds} rounds of four fresh servers, two of each, readings of ${observabilityOptions.seconds} s per request cell at ${observabilityOptions.connections} connections going round them and back, after ${observabilityOptions.warmUpSeconds} s of warm-up on each, and ${observabilityOptions.drainRounds} rounds of ${observabilityOptions.backlog.toLocaleString('en')} deliveries drained after as many…`,
 );
 for (const row of await benchObservability(observabilityOptions)) {
 	const ratio = row.on / row.off;
