@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -360,6 +362,42 @@ describe('webhook delivery', () => {
 		expect(
 			receiver.received.filter((d) => d.path === new URL(theirs.body.url).pathname),
 		).toHaveLength(0);
+	});
+
+	it('sends again, on a new connection, a delivery whose kept-alive connection the receiver closed as it was taken', async () => {
+		// A receiver that drops each connection as its second request arrives, unanswered: what a
+		// receiver whose idle timeout ends as our next delivery is sent does.
+		const connections: number[] = [];
+		const dropping = createServer((req, res) => {
+			const socket = req.socket as typeof req.socket & { served?: number };
+			socket.served = (socket.served ?? 0) + 1;
+			connections.push(socket.served);
+			if (socket.served > 1) return void socket.destroy();
+			req.resume().on('end', () => res.writeHead(204).end());
+		});
+		await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = dropping.address() as AddressInfo;
+			const hook = (
+				await org.admin.post(`/orgs/${org.id}/webhooks`, {
+					url: `http://127.0.0.1:${port}/kept-alive`,
+					event_types: ['lab.created'],
+				})
+			).body;
+			await org.admin.post('/labs', { name: 'First on the connection', tier: 'vm' });
+			await waitForDelivery(hook.id, (d) => d.status === 'succeeded');
+			await org.admin.post('/labs', { name: 'Second on it', tier: 'vm' });
+			const second = await waitForDelivery(
+				hook.id,
+				(d) => d.status !== 'pending' || d.attempts > 0,
+			);
+			// The second was taken on the kept connection and dropped, then sent on a new one.
+			expect(connections).toEqual([1, 2, 1]);
+			expect(second).toMatchObject({ status: 'succeeded', attempts: 1, last_status_code: 204 });
+		} finally {
+			dropping.closeAllConnections();
+			await new Promise((resolve) => dropping.close(resolve));
+		}
 	});
 
 	async function waitForDelivery(webhookId: string, predicate: (delivery: any) => boolean) {

@@ -92,31 +92,46 @@ export class WebhookSender {
 				settle(null);
 				request.destroy();
 			};
-			const request = (https ? httpsRequest : httpRequest)(url, {
-				method: 'POST',
-				agent: https ? this.#httpsAgent : this.#httpAgent,
-				lookup: this.#options.allowInsecureUrls ? undefined : publicOnlyLookup,
-				headers: {
-					'content-type': 'application/json',
-					'content-length': Buffer.byteLength(body),
-					'user-agent': 'TrainingLab-Webhooks/1',
-					...headers,
-				},
-			});
+			const send = () => {
+				const sent = (https ? httpsRequest : httpRequest)(url, {
+					method: 'POST',
+					agent: https ? this.#httpsAgent : this.#httpAgent,
+					lookup: this.#options.allowInsecureUrls ? undefined : publicOnlyLookup,
+					headers: {
+						'content-type': 'application/json',
+						'content-length': Buffer.byteLength(body),
+						'user-agent': 'TrainingLab-Webhooks/1',
+						...headers,
+					},
+				});
+				sent.on('error', (error: NodeJS.ErrnoException) => {
+					// A kept-alive connection the receiver closed as it was taken again (its idle timeout
+					// and our next delivery crossing): the receiver read nothing of it, so it is sent again,
+					// once, on a new connection, as Node's documentation advises, rather than spending an
+					// attempt of the schedule.
+					if (sent.reusedSocket && !retried && error.code === 'ECONNRESET' && !settled) {
+						retried = true;
+						request = send();
+					} else settle(unanswered(describe(error)));
+				});
+				sent.on('response', (response) => {
+					readCapped(response).then(({ body, truncated }) => {
+						const kept = { headers: keptHeaders(response), body, bodyTruncated: truncated };
+						const unreceipted =
+							receipt !== undefined && response.headers[RECEIPT_HEADER] !== receipt;
+						settle(outcomeOf(response.statusCode ?? 0, kept, unreceipted, this.#options.now()));
+					});
+				});
+				sent.end(body);
+				return sent;
+			};
+			let retried = false;
+			let request = send();
 			const timer = setTimeout(() => {
 				request.destroy();
 				settle(unanswered(`Timed out after ${this.#options.timeoutMs} ms`));
 			}, this.#options.timeoutMs);
 			signal?.addEventListener('abort', abort);
-			request.on('error', (error) => settle(unanswered(describe(error))));
-			request.on('response', (response) => {
-				readCapped(response).then(({ body, truncated }) => {
-					const kept = { headers: keptHeaders(response), body, bodyTruncated: truncated };
-					const unreceipted = receipt !== undefined && response.headers[RECEIPT_HEADER] !== receipt;
-					settle(outcomeOf(response.statusCode ?? 0, kept, unreceipted, this.#options.now()));
-				});
-			});
-			request.end(body);
 		});
 	}
 
