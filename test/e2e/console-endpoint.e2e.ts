@@ -274,6 +274,11 @@ describe("the web console's webhook endpoint page", () => {
 		const first = tab.page.getByRole('listitem').filter({ hasText: eventId });
 		// Both attempts in (the next is an hour away): the page stays as it is read.
 		await first.getByText('Attempt 2: failed').waitFor({ timeout: 30_000 });
+		// Only an attempt that was answered has an answer to open: said here with the attempt's error.
+		const [{ attempt_log: attempts }] = (
+			await admin.get(`/orgs/${org.org.id}/webhooks/${endpoint.id}/deliveries`)
+		).body;
+		expect(attempts[0]).toMatchObject({ attempt: 1, status_code: 500 });
 		const attempt = first.locator('li.attempt').filter({ hasText: 'Attempt 1: failed' });
 		await attempt.getByText("Receiver's answer").click();
 		await attempt.locator('pre').getByText('still broken').waitFor();
