@@ -375,6 +375,9 @@ describe('webhook delivery', () => {
 			if (socket.served > 1) return void socket.destroy();
 			req.resume().on('end', () => res.writeHead(204).end());
 		});
+		// Announced in each answer (`Keep-Alive: timeout=60`): the sender keeps the connection for
+		// the next delivery however long this machine takes to send it.
+		dropping.keepAliveTimeout = 60_000;
 		await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
 		try {
 			const { port } = dropping.address() as AddressInfo;
