@@ -106,9 +106,10 @@ export class WebhookSender {
 				});
 				sent.on('error', (error: NodeJS.ErrnoException) => {
 					// A kept-alive connection the receiver closed as it was taken again (its idle timeout
-					// and our next delivery crossing): the receiver read nothing of it, so it is sent again,
-					// once, on a new connection, as Node's documentation advises, rather than spending an
-					// attempt of the schedule.
+					// and our next delivery crossing), before any answer: sent again, once, on a new
+					// connection, as Node's documentation advises, rather than spending an attempt of the
+					// schedule. Had the receiver read it, it gets it twice with one `webhook-id`, as with
+					// any retry. A timeout or an abort destroys the request after settling: no resend.
 					if (sent.reusedSocket && !retried && error.code === 'ECONNRESET' && !settled) {
 						retried = true;
 						request = send();
