@@ -53,10 +53,11 @@ export interface ObservabilityRow {
  * both cores busy for a few seconds, so each reads the machine's speed of those seconds: two drains
  * of the same round read 0.88 to 1.19 × each other at 8 rounds, and more rounds narrow the median.
  *
- * Both measure a server past its start. For its first ten seconds or so a server still gets faster
- * (V8 compiles its hot paths, its young generation grows), more slowly with metrics and traces on:
- * `GET /me` measured from 3 s after a start read 0.95 × off, from 9 s 0.965 ×. That is not what
- * they cost a server that runs.
+ * Both measure a server past its start. For its first half minute of load or so a server still
+ * gets faster (V8 compiles its hot paths, its young generation grows), more slowly with metrics and
+ * traces on. With 3 s of warm-up per cell (12 s of load on each server before its first reading),
+ * `GET /me`, the first cell, read 0.945 × off (six rounds, each below 0.97); with 8 s (32 s of
+ * load), 0.993 × (five rounds). The first is not what they cost a server that runs.
  */
 export async function benchObservability(options: {
 	rounds: number;

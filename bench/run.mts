@@ -117,7 +117,7 @@ const observabilityOptions = SMOKE
 	: {
 			rounds: 8,
 			seconds: 2,
-			warmUpSeconds: 3,
+			warmUpSeconds: 8,
 			connections: 10,
 			sessions: 10_000,
 			backlog: 20_000,
