@@ -6,15 +6,8 @@ import type { PeerRequest, PeerTally } from './observability-peer.mts';
 import { spawnServer } from '../tooling/api/server-process.ts';
 import { parseExposition, total } from '../tooling/prometheus-text.ts';
 import { load } from './load.mts';
-import {
-	api,
-	bootstrap,
-	eventually,
-	median,
-	seedSessions,
-	startReceiver,
-	tempDir,
-} from './support.mts';
+import { startGatedReceiver } from './gated-receiver.mts';
+import { api, bootstrap, median, pointEndpoint, seedSessions, tempDir } from './support.mts';
 
 const TOKEN = 'bench-metrics-token-0123456789';
 
@@ -25,10 +18,10 @@ export interface ObservabilityRow {
 	off: number;
 	on: number;
 	/**
-	 * Request cells: how far the two servers of each mode in a round read apart (the second's median
-	 * ÷ the first's), an A/A comparison: what this run cannot tell apart.
+	 * How far the two servers of each mode in a round read apart (the second's median ÷ the
+	 * first's), an A/A comparison: what this run cannot tell apart.
 	 */
-	apart?: { off: number; on: number };
+	apart: { off: number; on: number };
 }
 
 /**
@@ -36,22 +29,24 @@ export interface ObservabilityRow {
  * `/metrics` scraped every second while it is under load, spans exported to a collector that takes
  * them as fast as they come; both in a process of their own, bench/observability-peer.mts).
  *
- * Request cells (the throughput benchmark's four requests at `connections`): each round starts
- * fresh servers, each on its own copy of the same data, and keeps them running: two off, two on.
- * Each cell gets `warmUpSeconds` of load on each before any is measured; then readings of `seconds`
- * go round them and back (A B C D D C B A), cell by cell. On this class of machine the speed of the
- * whole machine wanders by several per cent from one ten seconds to the next (the load generator's
- * own CPU time per request with it): readings seconds apart sample both modes alike. And a server
- * keeps a speed of its own for its life, a few per cent from another of the same build: each
- * mode's figure is the median of its two servers' readings over every round, so that more servers
- * stand for each mode. The two of each mode are also compared with each other: what this run
- * cannot tell apart. An on server's last partial batch of spans is exported within a second of its
- * reading's end, during the next one: at most 2,048 spans, about 0.1 % of a reading's CPU.
+ * Each cell is read on `rounds` rounds of fresh servers, each on its own copy of the same data and
+ * kept running through the round: two off, two on. Each cell gets `warmUpSeconds` of load on each
+ * before any is measured; then readings of `seconds` go round them and back (A B C D D C B A),
+ * cell by cell. On this class of machine the speed of the whole machine wanders by several per cent
+ * from one ten seconds to the next (the load generator's own CPU time per request with it):
+ * readings seconds apart sample both modes alike. And a server keeps a speed of its own for its
+ * life, a few per cent from another of the same build: each mode's figure is the median of its two
+ * servers' readings over every round, so that more servers stand for each mode. The two of each
+ * mode are also compared with each other: what this run cannot tell apart. An on server's last
+ * partial batch of spans is exported within a second of its reading's end, during the next one:
+ * at most 2,048 spans, about 0.1 % of a reading's CPU.
  *
- * Deliveries: a drain of `backlog` deliveries to one endpoint, on a fresh server of each mode per
- * round (A B B A across `drainRounds`), measured after `backlog` deliveries more. A drain keeps
- * both cores busy for a few seconds, so each reads the machine's speed of those seconds: two drains
- * of the same round read 0.88 to 1.19 × each other at 8 rounds, and more rounds narrow the median.
+ * Request cells: the throughput benchmark's four requests at `connections`. Deliveries: each
+ * server holds a backlog of `backlog` deliveries to an endpoint of its own on a gated receiver,
+ * which holds a server's sends unanswered while its gate is shut: the four keep their backlogs, and
+ * each drains in its turn, for a reading's length. Read so, a server's deliveries per second wander
+ * as little as its requests do; a fresh server draining on its own read 0.88 to 1.19 × the one
+ * drained after it.
  *
  * Both measure a server past its start. For its first half minute of load or so a server still
  * gets faster (V8 compiles its hot paths, its young generation grows), more slowly with metrics and
@@ -66,14 +61,13 @@ export async function benchObservability(options: {
 	connections: number;
 	sessions: number;
 	backlog: number;
-	drainRounds: number;
 }): Promise<ObservabilityRow[]> {
 	const dir = tempDir('observability');
 	const seeded = join(dir, 'seeded.sqlite');
 	const boot = bootstrap(seeded);
 	const { versionId, sessionIds } = seedSessions(seeded, boot, options.sessions);
 	const peer = await startPeer();
-	const receiver = await startReceiver({ recordArrivals: false });
+	const gates = await startGatedReceiver();
 	const modes = {
 		off: {},
 		on: {
@@ -86,21 +80,30 @@ export async function benchObservability(options: {
 	/** Spans the servers on dropped (their ring full, an export failed): none, or on did less. */
 	let spansDropped = 0;
 	/**
-	 * A server of `mode` on its own copy of the seeded data; when on, `scraped()` runs work while its
-	 * `/metrics` is scraped every second.
+	 * A server of `mode` on a copy of the data at `data`, which `prepare` may change first; when on,
+	 * `scraped()` runs work while its `/metrics` is scraped every second.
 	 */
-	const start = async (mode: Mode, name: string) => {
-		const databasePath = join(dir, `${name}-${mode}.sqlite`);
-		copyFileSync(seeded, databasePath);
+	const start = async (
+		mode: Mode,
+		name: string,
+		data: string,
+		prepare?: (databasePath: string) => void,
+	) => {
+		const databasePath = join(dir, `${name}.sqlite`);
+		copyFileSync(data, databasePath);
+		prepare?.(databasePath);
 		const server = await spawnServer({
 			DATABASE_PATH: databasePath,
 			RATE_LIMIT_REQUESTS: '1000000000',
 			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+			// A shut gate holds a server's sends for as long as the other servers' turns take.
+			WEBHOOK_TIMEOUT_MS: '600000',
 			...modes[mode],
 		});
 		const metricsUrl = `${new URL(server.url).origin}/metrics`;
 		return {
 			...server,
+			name,
 			databasePath,
 			async scraped<T>(work: () => Promise<T>): Promise<T> {
 				if (mode !== 'on') return work();
@@ -119,26 +122,23 @@ export async function benchObservability(options: {
 			},
 		};
 	};
-	const rows: ObservabilityRow[] = [];
-	try {
-		const cells = [
-			{ cell: 'GET /me', path: '/me' },
-			{ cell: 'GET /sessions/{id}', path: `/sessions/${sessionIds[sessionIds.length >> 1]}` },
-			{ cell: 'GET /sessions?limit=100', path: '/sessions?limit=100' },
-			{
-				cell: 'POST /sessions',
-				path: '/sessions',
-				method: 'POST' as const,
-				body: { title: 'Load', lab_version_id: versionId, capacity: 20 },
-			},
-		];
-		// Each round's servers: two of each mode, the second of a mode read like the first.
-		const fleet = [
-			{ mode: 'off', twin: 0 },
-			{ mode: 'on', twin: 0 },
-			{ mode: 'off', twin: 1 },
-			{ mode: 'on', twin: 1 },
-		] as const;
+	type Server = Awaited<ReturnType<typeof start>>;
+	/** A cell: `read` loads `server` for `seconds` and answers requests or deliveries per second. */
+	type Cell = { cell: string; read: (server: Server, seconds: number) => Promise<number> };
+	// Each round's servers: two of each mode, the second of a mode read like the first.
+	const fleet = [
+		{ mode: 'off', twin: 0 },
+		{ mode: 'on', twin: 0 },
+		{ mode: 'off', twin: 1 },
+		{ mode: 'on', twin: 1 },
+	] as const;
+	/** `cells`, read on `rounds` fleets of servers on copies of `data`, as the comment above says. */
+	const measure = async (
+		kind: string,
+		cells: Cell[],
+		data: string,
+		prepare?: (databasePath: string, name: string) => void,
+	): Promise<ObservabilityRow[]> => {
 		const readings = cells.map(() => ({
 			off: [[], []] as number[][],
 			on: [[], []] as number[][],
@@ -147,86 +147,92 @@ export async function benchObservability(options: {
 			// Started in a rotating order: of four servers alike, started one after another, the first
 			// read slowest in 3 rounds of 4, by up to 5 % (cause not found).
 			const starting = fleet.map((_, index, all) => all[(index + round) % all.length]);
-			const servers = new Map<(typeof fleet)[number], Awaited<ReturnType<typeof start>>>();
-			for (const which of starting)
-				servers.set(which, await start(which.mode, `requests-${round}-${which.twin}`));
+			const servers = new Map<(typeof fleet)[number], Server>();
+			for (const which of starting) {
+				const name = `${kind}-${round}-${which.mode}-${which.twin}`;
+				servers.set(which, await start(which.mode, name, data, (path) => prepare?.(path, name)));
+			}
 			const around = round % 2 === 0 ? fleet : fleet.toReversed();
 			try {
-				const loadOf = async (
-					which: (typeof fleet)[number],
-					{ path, method, body }: (typeof cells)[number],
-					seconds: number,
-				) => {
+				const read = (which: (typeof fleet)[number], cell: Cell, seconds: number) => {
 					const server = servers.get(which)!;
-					const result = await server.scraped(() =>
-						load({
-							url: `${server.url}${path}`,
-							key: boot.api_key,
-							connections: options.connections,
-							seconds,
-							warmUp: false,
-							method,
-							body,
-						}),
-					);
-					return result.requestsPerSecond;
+					return server.scraped(() => cell.read(server, seconds));
 				};
 				for (const cell of cells)
-					for (const which of around) await loadOf(which, cell, options.warmUpSeconds);
+					for (const which of around) await read(which, cell, options.warmUpSeconds);
 				for (const [index, cell] of cells.entries())
 					for (const which of [...around, ...around.toReversed()])
-						readings[index][which.mode][which.twin].push(
-							await loadOf(which, cell, options.seconds),
-						);
+						readings[index][which.mode][which.twin].push(await read(which, cell, options.seconds));
 			} finally {
 				await Promise.all([...servers.values()].map((server) => server.stop()));
 			}
 		}
-		for (const [index, { cell }] of cells.entries()) {
+		return cells.map(({ cell }, index) => {
 			const { off, on } = readings[index];
-			rows.push({
+			return {
 				cell,
 				off: median(off.flat()),
 				on: median(on.flat()),
 				apart: { off: median(off[1]) / median(off[0]), on: median(on[1]) / median(on[0]) },
-			});
-		}
+			};
+		});
+	};
+	try {
+		const requestCell = (
+			cell: string,
+			path: string,
+			request?: Pick<Parameters<typeof load>[0], 'method' | 'body'>,
+		): Cell => ({
+			cell,
+			read: async (server, seconds) =>
+				(
+					await load({
+						url: `${server.url}${path}`,
+						key: boot.api_key,
+						connections: options.connections,
+						seconds,
+						warmUp: false,
+						...request,
+					})
+				).requestsPerSecond,
+		});
+		const rows = await measure(
+			'requests',
+			[
+				requestCell('GET /me', '/me'),
+				requestCell('GET /sessions/{id}', `/sessions/${sessionIds[sessionIds.length >> 1]}`),
+				requestCell('GET /sessions?limit=100', '/sessions?limit=100'),
+				requestCell('POST /sessions', '/sessions', {
+					method: 'POST',
+					body: { title: 'Load', lab_version_id: versionId, capacity: 20 },
+				}),
+			],
+			seeded,
+		);
 
-		// Deliveries: an endpoint of the seeded organization, twice `backlog` changes queued while no
-		// server runs, then a server of each mode drains its copy; deliveries per second over the
-		// second half.
-		const setup = await start('off', 'setup');
-		await api(`${setup.url}/orgs/${boot.org.id}/webhooks`, boot.api_key, 'POST', {
-			url: `${receiver.url}/drain`,
+		// Deliveries: an endpoint of the seeded organization and `backlog` changes queued to it while
+		// no server runs; each server's copy points the endpoint at a gate of its own.
+		const setup = await start('off', 'setup', seeded);
+		const endpoint = await api(`${setup.url}/orgs/${boot.org.id}/webhooks`, boot.api_key, 'POST', {
+			url: `${gates.url}/setup`,
 			event_types: ['session.created'],
 		});
 		await setup.stop(false);
-		seedSessions(setup.databasePath, boot, 2 * options.backlog);
-		copyFileSync(setup.databasePath, seeded);
-		const drains = { off: [] as number[], on: [] as number[] };
-		const order = (round: number) =>
-			round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
-		for (let round = 0; round < options.drainRounds; round++)
-			for (const mode of order(round)) {
-				const before = receiver.received();
-				const server = await start(mode, `drain-${round}`);
-				let warm = 0;
-				await server.scraped(() =>
-					eventually(
-						() => {
-							const received = receiver.received() - before;
-							if (received >= options.backlog && warm === 0) warm = Date.now();
-							return received >= 2 * options.backlog;
-						},
-						'the backlog to drain',
-						{ timeoutMs: 600_000, intervalMs: 2 },
-					),
-				);
-				const seconds = (Date.now() - warm) / 1000;
-				drains[mode].push(Math.round(options.backlog / Math.max(seconds, 0.001)));
-				await server.stop();
-			}
-		rows.push({ cell: 'webhook delivery', off: median(drains.off), on: median(drains.on) });
+		seedSessions(setup.databasePath, boot, options.backlog);
+		const delivery: Cell = {
+			cell: 'webhook delivery',
+			async read(server, seconds) {
+				const perSecond = await gates.open(server.name, seconds);
+				if (gates.answered(server.name) >= options.backlog)
+					throw new Error(`${server.name} ran out of its backlog of ${options.backlog}`);
+				return perSecond;
+			},
+		};
+		rows.push(
+			...(await measure('deliveries', [delivery], setup.databasePath, (path, name) =>
+				pointEndpoint(path, boot, endpoint.id, `${gates.url}/${name}`),
+			)),
+		);
 		// "On" that exported or scraped nothing would measure nothing.
 		const tally = await peer.tally();
 		if (tally.exports === 0 || tally.scrapes === 0 || spansDropped > 0)
@@ -235,7 +241,7 @@ export async function benchObservability(options: {
 			);
 		return rows;
 	} finally {
-		receiver.server.close();
+		gates.close();
 		peer.stop();
 		rmSync(dir, { recursive: true, force: true });
 	}

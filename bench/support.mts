@@ -226,12 +226,7 @@ export function seedSessions(
 	const services = createServices(db, {
 		allowInsecureWebhookUrls: true,
 	});
-	const actor = {
-		orgId: boot.org.id,
-		userId: boot.user.id,
-		email: boot.user.email,
-		role: 'admin' as const,
-	};
+	const actor = adminOf(boot);
 	const lab = services.labs.list(boot.org.id, { limit: 1 }).items[0];
 	const versionId = services.labs.listVersions(boot.org.id, lab.id, { limit: 1 }).items[0].id;
 	const sessionIds: string[] = [];
@@ -247,4 +242,30 @@ export function seedSessions(
 	})();
 	db.close();
 	return { versionId, sessionIds };
+}
+
+/** Points the webhook endpoint `webhookId` of the bench organization at `url`. */
+export function pointEndpoint(
+	databasePath: string,
+	boot: { org: { id: string }; user: { id: string; email: string } },
+	webhookId: string,
+	url: string,
+): void {
+	const db = openDatabase(databasePath);
+	createServices(db, { allowInsecureWebhookUrls: true }).webhookEndpoints.update(
+		adminOf(boot),
+		webhookId,
+		{ url },
+	);
+	db.close();
+}
+
+/** The bench organization's admin, as the domain services take an actor. */
+function adminOf(boot: { org: { id: string }; user: { id: string; email: string } }) {
+	return {
+		orgId: boot.org.id,
+		userId: boot.user.id,
+		email: boot.user.email,
+		role: 'admin' as const,
+	};
 }
