@@ -32,7 +32,7 @@ export async function startGatedReceiver() {
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	return {
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-		/** Deliveries `name`'s gate answered since `open(name)`, over the seconds it was open. */
+		/** Deliveries per second `name`'s gate answered while open for `seconds`. */
 		async open(name: string, seconds: number): Promise<number> {
 			const at = gate(name);
 			at.open = true;
@@ -42,7 +42,7 @@ export async function startGatedReceiver() {
 			for (const res of at.held.splice(0)) res.writeHead(204).end();
 			await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 			at.open = false;
-			return at.arrived / ((performance.now() - started) / 1000);
+			return Math.round(at.arrived / ((performance.now() - started) / 1000));
 		},
 		/** Deliveries `name`'s gate answered in all. */
 		answered: (name: string) => gate(name).answered,
