@@ -44,9 +44,9 @@ export interface ObservabilityRow {
  * Request cells: the throughput benchmark's four requests at `connections`. Deliveries: each
  * server holds a backlog of `backlog` deliveries to an endpoint of its own on a gated receiver,
  * which holds a server's sends unanswered while its gate is shut: the four keep their backlogs, and
- * each drains in its turn, for a reading's length. Read so, a server's deliveries per second wander
- * as little as its requests do; a fresh server draining on its own read 0.88 to 1.19 × the one
- * drained after it.
+ * each drains in its turn, for a reading's length: readings seconds apart sample both modes alike,
+ * as they do for requests. (A drain of a fresh server each, as until 5112ee7, read the machine's
+ * speed of its own few seconds: two drains of the same round read 0.88 to 1.19 × each other.)
  *
  * Both measure a server past its start. For its first half minute of load or so a server still
  * gets faster (V8 compiles its hot paths, its young generation grows), more slowly with metrics and
