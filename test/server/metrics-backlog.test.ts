@@ -94,3 +94,13 @@ it('keeps a large backlog’s reading a second per 50,000 waiting, its oldest ag
 		oldestAge: expect.closeTo(5 + keptMs / 1000, 6),
 	});
 }, 60_000);
+
+it('reads a large backlog afresh when the clock steps back', async () => {
+	const before = await backlog();
+	clock.advance(-1_000);
+	await createSession();
+	expect(await backlog()).toEqual({
+		waiting: before.waiting + 1,
+		oldestAge: expect.closeTo(before.oldestAge - 1, 6),
+	});
+}, 60_000);

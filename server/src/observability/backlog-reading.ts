@@ -48,6 +48,8 @@ export class BacklogReading {
 	/** Whether a reading taken at `readAt` is still good, by the backlog last counted. */
 	#kept(readAt: number): boolean {
 		if (this.#waiting < KEPT_FROM_WAITING) return false;
-		return this.#clock.now() - readAt < (this.#waiting / WAITING_PER_SECOND_KEPT) * 1000;
+		const age = this.#clock.now() - readAt;
+		// A clock stepped back would otherwise keep the reading until it caught up.
+		return age >= 0 && age < (this.#waiting / WAITING_PER_SECOND_KEPT) * 1000;
 	}
 }
