@@ -80,7 +80,10 @@ export async function startServer(
 ): Promise<RunningServer> {
 	const db = openDatabase(config.databasePath);
 	const onThreads = workers !== undefined && !db.memory;
-	const checkpoints = onThreads ? checkpointOffThread(db, workers.checkpoints, logger) : undefined;
+	const writeLock = new WriteLock();
+	const checkpoints = onThreads
+		? checkpointOffThread(db, workers.checkpoints, logger, { writeLock })
+		: undefined;
 	const spanExport =
 		onThreads && config.otlp
 			? new SpanExportThread(workers.spanExport, config.otlp, logger)
@@ -90,7 +93,6 @@ export async function startServer(
 		exports: spanExport ? exportThroughThread(spanExport.port()) : exportsHere,
 	});
 	const outboxOptions = { ...config.webhooks, clock, tracing, counted: config.metrics.enabled };
-	const writeLock = new WriteLock();
 	if (onThreads) takeTurnsWriting(db, writeLock);
 	const onEventLoop = onThreads ? undefined : createDeliverySide(db, outboxOptions, logger);
 	const outbox = onThreads

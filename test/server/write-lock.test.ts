@@ -10,8 +10,19 @@ import { ROOT } from '../../tooling/root.ts';
 
 // The server's threads take turns at writing, the request thread first: a thread that writes back
 // to back (the outbox) lets it in as soon as its own transaction ends, never starting another while
-// it waits. And a thread that dies holding the lock does not keep it.
+// it waits. A pause of the others (the checkpoint thread's) does not hold the request thread. And a
+// thread that dies holding the lock, or pausing, does not keep it.
 const holder = pathToFileURL(join(ROOT, 'test', 'support', 'write-lock-holder.ts'));
+const pauser = pathToFileURL(join(ROOT, 'test', 'support', 'write-lock-pauser.ts'));
+
+/** A lock whose other writers a thread of its own has paused, until `signals[1]` is set. */
+function startPausing() {
+	const lock = new WriteLock();
+	const signals = new Int32Array(new SharedArrayBuffer(8));
+	const worker = new Worker(pauser, { workerData: { lock: lock.buffer, signals: signals.buffer } });
+	while (Atomics.load(signals, 0) === 0) Atomics.wait(signals, 0, 0, 1000);
+	return { lock, signals, worker };
+}
 
 it('lets the waiting request thread in before the other thread takes the lock again', async () => {
 	const lock = new WriteLock();
@@ -31,6 +42,30 @@ it('lets the waiting request thread in before the other thread takes the lock ag
 	} finally {
 		await worker.terminate();
 	}
+});
+
+it('lets the request thread write while another thread pauses the others', async () => {
+	const { lock, signals, worker } = startPausing();
+	try {
+		// Had the request thread to wait for the pause, it would give up (false) after 2 s.
+		expect(lock.acquire()).toBe(true);
+		lock.release();
+		Atomics.store(signals, 1, 1);
+		await new Promise((resolve) => worker.once('message', resolve));
+		expect(new Int32Array(lock.buffer)[2]).toBe(0);
+	} finally {
+		await worker.terminate();
+	}
+});
+
+it('ends the pause of a thread that died pausing', async () => {
+	const { lock, worker } = startPausing();
+	const deadId = worker.threadId;
+	await worker.terminate();
+	const slots = new Int32Array(lock.buffer);
+	expect(slots[2]).toBe(deadId + 1);
+	lock.releaseFor(deadId);
+	expect(slots[2]).toBe(0);
 });
 
 it('frees a lock whose holder died, and no one else’s', async () => {

@@ -3,14 +3,35 @@
 // blocks, the server's readers and writers). Its fsyncs block this thread, not the event loop.
 import BetterSqlite3 from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { WriteLock } from './write-lock.ts';
+
+export interface CheckpointWorkerData {
+	path: string;
+	intervalMs: number;
+	/** The server's write lock (./write-lock.ts), for a round the outbox's commits wait for. */
+	writeLock: SharedArrayBuffer;
+	/** WAL pages from which a checkpoint that commits keep outrunning ends with that round. */
+	restartFromFrames: number;
+}
 
 /** Checkpoints in a row, at most, to copy a WAL that commits kept extending while it was copied. */
 const MAX_ROUNDS = 10;
 
-const { path, intervalMs } = workerData as { path: string; intervalMs: number };
-const db = new BetterSqlite3(path);
+const data = workerData as CheckpointWorkerData;
+const writeLock = new WriteLock(data.writeLock, false);
+const db = new BetterSqlite3(data.path);
 // Opening can meet a lock held a moment by the server's connection: wait for it here, on this thread.
 db.pragma('busy_timeout = 5000');
+
+interface CheckpointResult {
+	log: number;
+	checkpointed: number;
+}
+
+function passiveRound(): CheckpointResult {
+	const [result] = db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[];
+	return result;
+}
 
 /**
  * SQLite writes the WAL again from its start only once a checkpoint has copied all of it, and a
@@ -18,20 +39,24 @@ db.pragma('busy_timeout = 5000');
  * leaves the WAL unfinished, and its file grows (at 150 steps a second of the soak, one checkpoint
  * a second let it reach 30 MB in 20 minutes). So each time, rounds until one finds no frame added
  * since the last: each copies only what the few milliseconds of the one before let in.
+ *
+ * While the outbox drains a backlog its commits never pause, no round is ever still, and the WAL
+ * grew 25 MB a second. Past `restartFromFrames`, the last round runs with the outbox paused (the
+ * write lock's pausingOthers): it copies what the rounds before left, the outbox's next commit
+ * waits for it, and the WAL is written from its start again. Requests' commits do not wait.
  */
 function checkpoint(): void {
-	let framesBefore = -1;
+	let last: CheckpointResult = { log: -1, checkpointed: -1 };
 	for (let round = 0; round < MAX_ROUNDS; round++) {
-		const [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{
-			log: number;
-			checkpointed: number;
-		}>;
-		if (log === framesBefore && checkpointed >= log) return;
-		framesBefore = log;
+		const result = passiveRound();
+		if (result.log === last.log && result.checkpointed >= result.log) return;
+		last = result;
 	}
+	if (last.log < data.restartFromFrames) return;
+	writeLock.pausingOthers(passiveRound);
 }
 
-const timer = setInterval(checkpoint, intervalMs);
+const timer = setInterval(checkpoint, data.intervalMs);
 
 parentPort!.once('message', () => {
 	clearInterval(timer);

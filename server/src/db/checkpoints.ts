@@ -1,10 +1,21 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../core/logger.ts';
+import type { CheckpointWorkerData } from './checkpoint-worker.ts';
 import type { Database } from './connection.ts';
+import type { WriteLock } from './write-lock.ts';
 
 /** SQLite's own threshold for a checkpoint on commit, in WAL pages (~4 MB). */
 const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
 export const CHECKPOINT_INTERVAL_MS = 1000;
+/** WAL pages (16 MiB) from which a checkpoint takes the write lock to finish (./checkpoint-worker.ts). */
+export const RESTART_FROM_FRAMES = 4096;
+
+export interface CheckpointOptions {
+	/** The write lock the server's threads take turns with (./write-lock.ts). */
+	writeLock: WriteLock;
+	intervalMs?: number;
+	restartFromFrames?: number;
+}
 
 export interface Checkpoints {
 	/** Stops the worker once its checkpoint in progress is done (before the database is closed). */
@@ -23,14 +34,27 @@ export function checkpointOffThread(
 	db: Database,
 	workerUrl: URL,
 	logger: Logger,
-	intervalMs = CHECKPOINT_INTERVAL_MS,
+	{
+		writeLock,
+		intervalMs = CHECKPOINT_INTERVAL_MS,
+		restartFromFrames = RESTART_FROM_FRAMES,
+	}: CheckpointOptions,
 ): Checkpoints {
 	db.pragma('wal_autocheckpoint = 0');
-	const worker = new Worker(workerUrl, { workerData: { path: db.name, intervalMs } });
+	const workerData: CheckpointWorkerData = {
+		path: db.name,
+		intervalMs,
+		writeLock: writeLock.buffer,
+		restartFromFrames,
+	};
+	const worker = new Worker(workerUrl, { workerData });
+	// Read now: once the thread has ended its id reads -1.
+	const workerThreadId = worker.threadId;
 	worker.unref();
 	let stopping = false;
 	let fellBack = false;
 	const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+	worker.once('exit', () => writeLock.releaseFor(workerThreadId));
 	const fallBack = (error: unknown) => {
 		if (stopping || fellBack || !db.open) return;
 		fellBack = true;

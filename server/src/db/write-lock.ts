@@ -3,6 +3,7 @@ import { threadId } from 'node:worker_threads';
 /** Slots of the shared buffer. */
 const HOLDER = 0; // 0: free; else the holding thread's id + 1
 const REQUEST_WAITING = 1; // 1 while the thread answering requests waits for the lock
+const PAUSED_BY = 2; // 0, or the id + 1 of the thread that keeps the others but the request thread out
 
 /** How long a wait lasts before the holder is looked at again (a thread may die holding it). */
 const WAIT_SLICE_MS = 50;
@@ -17,6 +18,10 @@ const GIVE_UP_MS = 2_000;
  * request thread's recover request for 2 s). With this lock, the request thread waits only for the
  * transaction the outbox thread is in, and the outbox thread starts none while the request thread
  * waits. It lives in shared memory that every thread of the server is given.
+ *
+ * A thread can also keep the others but the request thread from writing for a while
+ * (`pausingOthers`): the checkpoint thread does, to copy a WAL that the outbox's commits never
+ * leave still (./checkpoint-worker.ts).
  */
 export class WriteLock {
 	readonly buffer: SharedArrayBuffer;
@@ -25,7 +30,7 @@ export class WriteLock {
 	readonly #requestThread: boolean;
 	readonly #me = threadId + 1;
 
-	constructor(buffer = new SharedArrayBuffer(8), requestThread = true) {
+	constructor(buffer = new SharedArrayBuffer(12), requestThread = true) {
 		this.buffer = buffer;
 		this.#slots = new Int32Array(buffer);
 		this.#requestThread = requestThread;
@@ -35,12 +40,14 @@ export class WriteLock {
 	acquire(): boolean {
 		const started = Date.now();
 		for (;;) {
-			if (!this.#requestThread && Atomics.load(this.#slots, REQUEST_WAITING) === 1) {
-				Atomics.wait(this.#slots, REQUEST_WAITING, 1, WAIT_SLICE_MS);
-				continue;
-			}
+			if (!this.#requestThread && this.#waitedForOthersTurn()) continue;
 			const holder = Atomics.compareExchange(this.#slots, HOLDER, 0, this.#me);
 			if (holder === 0) {
+				// A pause begun as this thread took the lock: it gives it back (see pausingOthers).
+				if (!this.#requestThread && this.#pausedByOther()) {
+					this.release();
+					continue;
+				}
 				if (this.#requestThread) Atomics.store(this.#slots, REQUEST_WAITING, 0);
 				return true;
 			}
@@ -55,15 +62,54 @@ export class WriteLock {
 		}
 	}
 
+	/**
+	 * Runs `work` once the write transaction in progress has ended, while no thread but this one and
+	 * the request thread starts another. The request thread never waits for it.
+	 */
+	pausingOthers<T>(work: () => T): T {
+		Atomics.store(this.#slots, PAUSED_BY, this.#me);
+		try {
+			// A thread that took the lock before the pause ends its transaction first.
+			this.acquire();
+			this.release();
+			return work();
+		} finally {
+			this.#endPause(this.#me);
+		}
+	}
+
+	/** Whether this thread (not the request thread) waited, for the request thread or a pause. */
+	#waitedForOthersTurn(): boolean {
+		if (Atomics.load(this.#slots, REQUEST_WAITING) === 1) {
+			Atomics.wait(this.#slots, REQUEST_WAITING, 1, WAIT_SLICE_MS);
+			return true;
+		}
+		const pausedBy = Atomics.load(this.#slots, PAUSED_BY);
+		if (pausedBy === 0 || pausedBy === this.#me) return false;
+		Atomics.wait(this.#slots, PAUSED_BY, pausedBy, WAIT_SLICE_MS);
+		return true;
+	}
+
+	#pausedByOther(): boolean {
+		const pausedBy = Atomics.load(this.#slots, PAUSED_BY);
+		return pausedBy !== 0 && pausedBy !== this.#me;
+	}
+
+	#endPause(pausedBy: number): void {
+		if (Atomics.compareExchange(this.#slots, PAUSED_BY, pausedBy, 0) === pausedBy)
+			Atomics.notify(this.#slots, PAUSED_BY);
+	}
+
 	release(): void {
 		Atomics.compareExchange(this.#slots, HOLDER, this.#me, 0);
 		Atomics.notify(this.#slots, HOLDER);
 		Atomics.notify(this.#slots, REQUEST_WAITING);
 	}
 
-	/** Frees the lock if the thread `deadThreadId` died holding it. */
+	/** Frees the lock, and ends a pause, if the thread `deadThreadId` died holding them. */
 	releaseFor(deadThreadId: number): void {
 		if (Atomics.compareExchange(this.#slots, HOLDER, deadThreadId + 1, 0) !== 0)
 			Atomics.notify(this.#slots, HOLDER);
+		this.#endPause(deadThreadId + 1);
 	}
 }
