@@ -113,7 +113,7 @@ describe('the server process', () => {
 			() => /SIGTERM received/.test(server.output()),
 			'the server itself to report SIGTERM',
 		);
-	}, 30_000);
+	}, 180_000); // `npm start` builds the console first: up to the start's own bound when busy
 
 	it('refuses to start with an invalid configuration, naming the variable', async () => {
 		await expect(spawnServer({ ...env, RATE_LIMIT_REQUESTS: 'many' })).rejects.toThrow(
