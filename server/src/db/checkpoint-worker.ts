@@ -16,6 +16,8 @@ export interface CheckpointWorkerData {
 
 /** Checkpoints in a row, at most, to copy a WAL that commits kept extending while it was copied. */
 const MAX_ROUNDS = 10;
+/** Rounds with the outbox paused: what the rounds before left, what a transaction begun added, still. */
+const PAUSED_ROUNDS = 3;
 
 const data = workerData as CheckpointWorkerData;
 const writeLock = new WriteLock(data.writeLock, false);
@@ -41,19 +43,27 @@ function passiveRound(): CheckpointResult {
  * since the last: each copies only what the few milliseconds of the one before let in.
  *
  * While the outbox drains a backlog its commits never pause, no round is ever still, and the WAL
- * grew 25 MB a second. Past `restartFromFrames`, the last round runs with the outbox paused (the
- * write lock's pausingOthers): it copies what the rounds before left, the outbox's next commit
- * waits for it, and the WAL is written from its start again. Requests' commits do not wait.
+ * grew 25 MB a second. Past `restartFromFrames`, rounds go on with the outbox paused (the write
+ * lock's pausingOthers), three at most: the first copies what the rounds before left, the second
+ * what a transaction begun before the pause added, the last finds the WAL still, and the next
+ * commit writes it from its start again. Requests' commits do not wait; if they are what keeps the WAL growing, the
+ * pause ends unfinished.
  */
 function checkpoint(): void {
-	let last: CheckpointResult = { log: -1, checkpointed: -1 };
-	for (let round = 0; round < MAX_ROUNDS; round++) {
-		const result = passiveRound();
-		if (result.log === last.log && result.checkpointed >= result.log) return;
-		last = result;
+	const { log, still } = roundsUntilStill(MAX_ROUNDS);
+	if (still || log < data.restartFromFrames) return;
+	writeLock.pausingOthers(() => roundsUntilStill(PAUSED_ROUNDS));
+}
+
+/** Checkpoint rounds until one finds no frame added since the one before, at most `rounds`. */
+function roundsUntilStill(rounds: number): { log: number; still: boolean } {
+	let framesBefore = -1;
+	for (let round = 0; round < rounds; round++) {
+		const { log, checkpointed } = passiveRound();
+		if (log === framesBefore && checkpointed >= log) return { log, still: true };
+		framesBefore = log;
 	}
-	if (last.log < data.restartFromFrames) return;
-	writeLock.pausingOthers(passiveRound);
+	return { log: framesBefore, still: false };
 }
 
 const timer = setInterval(checkpoint, data.intervalMs);

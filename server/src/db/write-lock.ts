@@ -63,15 +63,14 @@ export class WriteLock {
 	}
 
 	/**
-	 * Runs `work` once the write transaction in progress has ended, while no thread but this one and
-	 * the request thread starts another. The request thread never waits for it.
+	 * Runs `work` while no thread but this one and the request thread starts a write transaction (one
+	 * begun before may still end during it). Neither the request thread nor this one waits for the
+	 * lock: a pause that waited its turn behind the request thread's transactions would hold the
+	 * others back for as long as those went on.
 	 */
 	pausingOthers<T>(work: () => T): T {
 		Atomics.store(this.#slots, PAUSED_BY, this.#me);
 		try {
-			// A thread that took the lock before the pause ends its transaction first.
-			this.acquire();
-			this.release();
 			return work();
 		} finally {
 			this.#endPause(this.#me);
