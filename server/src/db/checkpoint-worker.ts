@@ -8,15 +8,15 @@ import { WriteLock } from './write-lock.ts';
 export interface CheckpointWorkerData {
 	path: string;
 	intervalMs: number;
-	/** The server's write lock (./write-lock.ts), for a round the outbox's commits wait for. */
+	/** The server's write lock (./write-lock.ts), through which the outbox's commits are paused. */
 	writeLock: SharedArrayBuffer;
-	/** WAL pages from which a checkpoint that commits keep outrunning ends with that round. */
+	/** WAL pages from which a checkpoint that commits keep outrunning ends with the outbox paused. */
 	restartFromFrames: number;
 }
 
 /** Checkpoints in a row, at most, to copy a WAL that commits kept extending while it was copied. */
 const MAX_ROUNDS = 10;
-/** Rounds with the outbox paused: what the rounds before left, what a transaction begun added, still. */
+/** Rounds with the outbox paused: the rest, what a transaction begun added, then still. */
 const PAUSED_ROUNDS = 3;
 
 const data = workerData as CheckpointWorkerData;
@@ -46,8 +46,8 @@ function passiveRound(): CheckpointResult {
  * grew 25 MB a second. Past `restartFromFrames`, rounds go on with the outbox paused (the write
  * lock's pausingOthers), three at most: the first copies what the rounds before left, the second
  * what a transaction begun before the pause added, the last finds the WAL still, and the next
- * commit writes it from its start again. Requests' commits do not wait; if they are what keeps the WAL growing, the
- * pause ends unfinished.
+ * commit writes it from its start again. Requests' commits do not wait; if they are what keeps the
+ * WAL growing, the pause ends unfinished.
  */
 function checkpoint(): void {
 	const { log, still } = roundsUntilStill(MAX_ROUNDS);

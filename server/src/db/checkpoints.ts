@@ -7,7 +7,7 @@ import type { WriteLock } from './write-lock.ts';
 /** SQLite's own threshold for a checkpoint on commit, in WAL pages (~4 MB). */
 const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
 export const CHECKPOINT_INTERVAL_MS = 1000;
-/** WAL pages (16 MiB) from which a checkpoint takes the write lock to finish (./checkpoint-worker.ts). */
+/** WAL pages (16 MiB) past which a checkpoint pauses the outbox (./checkpoint-worker.ts). */
 export const RESTART_FROM_FRAMES = 4096;
 
 export interface CheckpointOptions {

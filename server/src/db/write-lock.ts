@@ -3,7 +3,7 @@ import { threadId } from 'node:worker_threads';
 /** Slots of the shared buffer. */
 const HOLDER = 0; // 0: free; else the holding thread's id + 1
 const REQUEST_WAITING = 1; // 1 while the thread answering requests waits for the lock
-const PAUSED_BY = 2; // 0, or the id + 1 of the thread that keeps the others but the request thread out
+const PAUSED_BY = 2; // 0, or the id + 1 of the thread keeping the others but requests' out
 
 /** How long a wait lasts before the holder is looked at again (a thread may die holding it). */
 const WAIT_SLICE_MS = 50;
@@ -44,7 +44,7 @@ export class WriteLock {
 			const holder = Atomics.compareExchange(this.#slots, HOLDER, 0, this.#me);
 			if (holder === 0) {
 				// A pause begun as this thread took the lock: it gives it back (see pausingOthers).
-				if (!this.#requestThread && this.#pausedByOther()) {
+				if (!this.#requestThread && this.#otherPauser() !== 0) {
 					this.release();
 					continue;
 				}
@@ -83,15 +83,16 @@ export class WriteLock {
 			Atomics.wait(this.#slots, REQUEST_WAITING, 1, WAIT_SLICE_MS);
 			return true;
 		}
-		const pausedBy = Atomics.load(this.#slots, PAUSED_BY);
-		if (pausedBy === 0 || pausedBy === this.#me) return false;
+		const pausedBy = this.#otherPauser();
+		if (pausedBy === 0) return false;
 		Atomics.wait(this.#slots, PAUSED_BY, pausedBy, WAIT_SLICE_MS);
 		return true;
 	}
 
-	#pausedByOther(): boolean {
+	/** The id + 1 of another thread pausing this one, or 0. */
+	#otherPauser(): number {
 		const pausedBy = Atomics.load(this.#slots, PAUSED_BY);
-		return pausedBy !== 0 && pausedBy !== this.#me;
+		return pausedBy === this.#me ? 0 : pausedBy;
 	}
 
 	#endPause(pausedBy: number): void {
