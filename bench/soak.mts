@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import {
 	eventually,
 	keepAliveApi,
 	percentile,
+	pinProcess,
 	ROOT,
 	SMOKE,
 	startReceiver,
@@ -98,21 +98,13 @@ const pid = server.child.pid!;
 // and the load generator on the other. Sharing both cores, the main thread waited for a CPU 47–61 ms
 // of every second, most of it behind the load generator.
 const pinned = process.env.SOAK_PIN !== '0' && availableParallelism() >= 2;
-const pin = (cpu: number, of: number, threads: 'all' | 'main' = 'all') =>
-	execFileSync('taskset', [
-		...(threads === 'all' ? ['--all-tasks'] : []),
-		'--cpu-list',
-		'--pid',
-		String(cpu),
-		String(of),
-	]);
 const placeServer = (serverPid: number) => {
 	if (!pinned) return;
-	pin(1, serverPid);
-	pin(0, serverPid, 'main');
+	pinProcess(serverPid, 1);
+	pinProcess(serverPid, 0, 'main');
 };
 placeServer(pid);
-if (pinned) pin(1, process.pid);
+if (pinned) pinProcess(process.pid, 1);
 
 /** When each request was answered and how long it took as the client saw it (ms), in typed arrays. */
 class LatencyLog {

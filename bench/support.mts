@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { Agent, createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,33 @@ export { ROOT } from '../tooling/root.ts';
  * the benchmarks that run through jest.
  */
 export const SMOKE = process.argv.includes('--smoke') || process.env.BENCH_SMOKE === '1';
+
+/**
+ * Puts the process `pid` on the CPUs `cpus` (a list as taskset reads it: `0`, `0-1`): all its
+ * threads, or with `threads: 'main'` its main thread only. A thread it starts later gets the CPUs
+ * of the thread that starts it.
+ */
+export function pinProcess(
+	pid: number,
+	cpus: number | string,
+	threads: 'all' | 'main' = 'all',
+): void {
+	execFileSync('taskset', [
+		...(threads === 'all' ? ['--all-tasks'] : []),
+		'--cpu-list',
+		'--pid',
+		String(cpus),
+		String(pid),
+	]);
+}
+
+/** The CPUs the process `pid` runs on now, as a list that `pinProcess` takes. */
+export function cpusOf(pid: number): string {
+	const answer = execFileSync('taskset', ['--cpu-list', '--pid', String(pid)], {
+		encoding: 'utf8',
+	});
+	return answer.slice(answer.lastIndexOf(':') + 1).trim();
+}
 
 export function tempDir(name: string): string {
 	return mkdtempSync(join(tmpdir(), `traininglab-bench-${name}-`));
