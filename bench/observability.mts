@@ -1,7 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { PeerRequest, PeerTally } from './observability-peer.mts';
 import { spawnServer } from '../tooling/api/server-process.ts';
@@ -11,6 +10,7 @@ import { startGatedReceiver } from './gated-receiver.mts';
 import {
 	api,
 	bootstrap,
+	CAN_PIN,
 	cpusOf,
 	median,
 	pinProcess,
@@ -20,17 +20,6 @@ import {
 } from './support.mts';
 
 const TOKEN = 'bench-metrics-token-0123456789';
-
-/**
- * Every server on CPU 0, with all its threads; the load generator, the receiver and the peer on
- * CPU 1. What on adds outside the main thread (the span export thread, V8's helpers collecting its
- * garbage) then comes out of the server's own core, as on a machine of its own, and not out of the
- * time the load generator leaves idle; and readings depend less on how the scheduler shares two
- * cores between the server's threads and the load generator's: two servers alike, eight 3 s
- * readings of `GET /me` each, read 1.285 and 0.937 × each other unpinned, 1.018 and 1.079 × pinned
- * (scratch, two runs each, on a machine whose speed wandered by a third within a minute).
- */
-const PINNED = process.platform === 'linux' && availableParallelism() >= 2;
 
 export interface ObservabilityRow {
 	/** A request cell (`GET /me`, …) or `webhook delivery`. */
@@ -83,8 +72,16 @@ export async function benchObservability(options: {
 	sessions: number;
 	backlog: number;
 }): Promise<ObservabilityRow[]> {
-	const cpusBefore = PINNED ? cpusOf(process.pid) : '';
-	if (PINNED) pinProcess(process.pid, 1);
+	// Every server on CPU 0, with all its threads; the load generator, the receiver and the peer (a
+	// child of this process, it inherits its CPUs) on CPU 1. What on adds outside the main thread
+	// (the span export thread, V8's helpers collecting its garbage) then comes out of the server's
+	// own core, as on a machine of its own, and not out of the time the load generator leaves idle;
+	// and readings depend less on how the scheduler shares two cores between the server's threads
+	// and the load generator's: two servers alike, eight 3 s readings of `GET /me` each, read 1.285
+	// and 0.937 × each other unpinned, 1.018 and 1.079 × pinned (scratch, two runs each, on a
+	// machine whose speed wandered by a third within a minute).
+	const cpusBefore = CAN_PIN ? cpusOf(process.pid) : '';
+	if (CAN_PIN) pinProcess(process.pid, 1);
 	const dir = tempDir('observability');
 	const seeded = join(dir, 'seeded.sqlite');
 	const boot = bootstrap(seeded);
@@ -123,7 +120,7 @@ export async function benchObservability(options: {
 			WEBHOOK_TIMEOUT_MS: '600000',
 			...modes[mode],
 		});
-		if (PINNED) pinProcess(server.child.pid!, 0);
+		if (CAN_PIN) pinProcess(server.child.pid!, 0);
 		const metricsUrl = `${new URL(server.url).origin}/metrics`;
 		return {
 			...server,
@@ -268,7 +265,7 @@ export async function benchObservability(options: {
 		gates.close();
 		peer.stop();
 		rmSync(dir, { recursive: true, force: true });
-		if (PINNED) pinProcess(process.pid, cpusBefore);
+		if (CAN_PIN) pinProcess(process.pid, cpusBefore);
 	}
 }
 

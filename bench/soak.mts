@@ -1,5 +1,4 @@
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import {
 	copyDatabase,
@@ -10,6 +9,7 @@ import {
 import {
 	api,
 	bootstrap,
+	CAN_PIN,
 	eventually,
 	keepAliveApi,
 	percentile,
@@ -97,7 +97,7 @@ const pid = server.child.pid!;
 // The servers' main threads on one core; their other threads (the checkpoint worker, V8's helpers)
 // and the load generator on the other. Sharing both cores, the main thread waited for a CPU 47–61 ms
 // of every second, most of it behind the load generator.
-const pinned = process.env.SOAK_PIN !== '0' && availableParallelism() >= 2;
+const pinned = process.env.SOAK_PIN !== '0' && CAN_PIN;
 const placeServer = (serverPid: number) => {
 	if (!pinned) return;
 	pinProcess(serverPid, 1);

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { Agent, createServer, request, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { openDatabase } from '../server/src/db/connection.ts';
@@ -17,6 +17,13 @@ export { ROOT } from '../tooling/root.ts';
  * the benchmarks that run through jest.
  */
 export const SMOKE = process.argv.includes('--smoke') || process.env.BENCH_SMOKE === '1';
+
+/**
+ * Whether benchmarks can put processes on CPUs of their own (`pinProcess`): taskset is Linux's, and
+ * one CPU leaves nothing to split. Read once, at load: availableParallelism() follows this process's
+ * CPUs, so that once pinned to one it answers 1.
+ */
+export const CAN_PIN = process.platform === 'linux' && availableParallelism() >= 2;
 
 /**
  * Puts the process `pid` on the CPUs `cpus` (a list as taskset reads it: `0`, `0-1`): all its
