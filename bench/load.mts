@@ -2,6 +2,8 @@ import autocannon from 'autocannon';
 
 export interface LoadResult {
 	requestsPerSecond: number;
+	/** Requests answered in all (not counting the warm-up). */
+	requests: number;
 	p50Ms: number;
 	p99Ms: number;
 	errors: number;
@@ -33,6 +35,7 @@ export async function load(options: {
 	const result = await autocannon({ ...request, duration: options.seconds });
 	return {
 		requestsPerSecond: Math.round(result.requests.average),
+		requests: result.requests.total,
 		p50Ms: result.latency.p50,
 		p99Ms: result.latency.p99,
 		errors: result.errors + result.timeouts + result.non2xx,

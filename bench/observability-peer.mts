@@ -3,14 +3,14 @@ import type { AddressInfo } from 'node:net';
 
 // What watches a server whose metrics and traces are on, in a process of its own as it is in a
 // deployment (bench/observability.mts forks it): an OTLP collector that reads each export and
-// answers at once, and a scraper that fetches `/metrics` every second. In the load generator's
+// answers at once, and a scraper that fetches `/metrics` as often as told. In the load generator's
 // process they would take its time, and the server would look slower than it is.
 //
-// Messages from the parent: { scrape: { url, token } } starts scraping url, { unscrape: url } stops,
-// { tally: true } asks what arrived: { exportedBytes, exports, scrapes }.
+// Messages from the parent: { scrape: { url, token, everyMs } } starts scraping url every everyMs,
+// { unscrape: url } stops, { tally: true } asks what arrived: { exportedBytes, exports, scrapes }.
 
 export type PeerRequest =
-	| { scrape: { url: string; token: string } }
+	| { scrape: { url: string; token: string; everyMs: number } }
 	| { unscrape: string }
 	| { tally: true };
 export interface PeerTally {
@@ -36,7 +36,7 @@ collector.listen(0, '127.0.0.1', () => {
 
 process.on('message', (message: PeerRequest) => {
 	if ('scrape' in message) {
-		const { url, token } = message.scrape;
+		const { url, token, everyMs } = message.scrape;
 		const scrape = () =>
 			fetch(url, { headers: { authorization: `Bearer ${token}` } })
 				.then((response) => response.arrayBuffer())
@@ -44,7 +44,7 @@ process.on('message', (message: PeerRequest) => {
 					() => tally.scrapes++,
 					() => {},
 				);
-		scrapers.set(url, setInterval(scrape, 1000));
+		scrapers.set(url, setInterval(scrape, everyMs));
 	} else if ('unscrape' in message) {
 		clearInterval(scrapers.get(message.unscrape));
 		scrapers.delete(message.unscrape);

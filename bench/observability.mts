@@ -7,6 +7,7 @@ import { spawnServer } from '../tooling/api/server-process.ts';
 import { parseExposition, total } from '../tooling/prometheus-text.ts';
 import { load } from './load.mts';
 import { startGatedReceiver } from './gated-receiver.mts';
+import { inTurns } from './turns.mts';
 import {
 	api,
 	bootstrap,
@@ -24,45 +25,48 @@ const TOKEN = 'bench-metrics-token-0123456789';
 export interface ObservabilityRow {
 	/** A request cell (`GET /me`, …) or `webhook delivery`. */
 	cell: string;
-	/** Requests or deliveries per second: the median of the readings, off and on. */
+	/** Requests or deliveries per second of running: the median of the readings, off and on. */
 	off: number;
 	on: number;
 	/**
-	 * How far the two servers of each mode in a round read apart (the second's median ÷ the
-	 * first's), an A/A comparison: what this run cannot tell apart.
+	 * How far two servers of the same mode read apart, read like off against on (the second's
+	 * median ÷ the first's), an A/A comparison: what this run cannot tell apart.
 	 */
 	apart: { off: number; on: number };
 }
 
+/** The scraper's interval: once a second of a server's running, since it runs half the time. */
+const SCRAPE_EVERY_MS = 2000;
+
 /**
  * What metrics and traces cost: the same server off (the defaults) and on (`METRICS_ENABLED`,
- * `/metrics` scraped every second while it is under load, spans exported to a collector that takes
- * them as fast as they come; both in a process of their own, bench/observability-peer.mts).
+ * `/metrics` scraped once a second of its running, spans exported to a collector that takes them
+ * as fast as they come; both in a process of their own, bench/observability-peer.mts).
  *
- * Each cell is read on `rounds` rounds of fresh servers, each on its own copy of the same data and
- * kept running through the round: two off, two on. Each cell gets `warmUpSeconds` of load on each
- * before any is measured; then readings of `seconds` go round them and back (A B C D D C B A),
- * cell by cell. On this class of machine the speed of the whole machine wanders by several per cent
- * from one ten seconds to the next (the load generator's own CPU time per request with it):
- * readings seconds apart sample both modes alike. And a server keeps a speed of its own for its
- * life, a few per cent from another of the same build: each mode's figure is the median of its two
- * servers' readings over every round, so that more servers stand for each mode. The two of each
- * mode are also compared with each other: what this run cannot tell apart. An on server's last
- * partial batch of spans is exported within a second of its reading's end, during the next one:
- * at most 2,048 spans, about 0.1 % of a reading's CPU.
+ * Each reading loads two servers at once for `seconds` while they take turns on one CPU, 100 ms
+ * each (bench/turns.mts), and answers each one's requests or deliveries per second of its own
+ * running: a server off and one on, or, to see what the run cannot tell apart, two of the same
+ * mode. Read one after the other, two servers read the machine at two moments, and the speed of
+ * this class of machine wanders by a tenth from one second to the next: two servers alike, read
+ * in 1 s readings one after the other, 40 times, read 0.95 to 1.14 × each other in the middle half
+ * of the readings; read in turns, ten readings of 5 s, 0.92 to 1.08 ×, median 0.998 (scratch,
+ * EPYC). An on server's exports come every second of the clock, twice a second of its running:
+ * smaller batches than a server that runs alone sends, each costing it a little more.
  *
- * Request cells: the throughput benchmark's four requests at `connections`. Deliveries: each
- * server holds a backlog of `backlog` deliveries to an endpoint of its own on a gated receiver,
- * which holds a server's sends unanswered while its gate is shut: the four keep their backlogs, and
- * each drains in its turn, for a reading's length: readings seconds apart sample both modes alike,
- * as they do for requests. (A drain of a fresh server each, as until 5112ee7, read the machine's
- * speed of its own few seconds: two drains of the same round read 0.88 to 1.19 × each other.)
+ * A server also keeps a speed of its own for its life: six pairs of fresh servers alike, each pair
+ * read in turns, read 0.871 to 1.047 × each other (medians of three readings of 5 s), and 0.986
+ * to 1.052 × (five pairs within 1.5 %) with their memory laid out alike, as the servers here are
+ * on Linux (spawnServer's `node, fixed layout`). Each cell is read on `rounds` rounds of four fresh
+ * servers, two off and two on, each on its own copy of the same data and kept running through the
+ * round. Each cell gets `warmUpSeconds` of running on each before it is measured (for its first
+ * half minute of load or so a server still gets faster, more slowly with metrics and traces on);
+ * then each pair, off against on and off against off and on against on, is read twice, each
+ * server of it first once.
  *
- * Both measure a server past its start. For its first half minute of load or so a server still
- * gets faster (V8 compiles its hot paths, its young generation grows), more slowly with metrics and
- * traces on. With 3 s of warm-up per cell (12 s of load on each server before its first reading),
- * `GET /me`, the first cell, read 0.945 × off (six rounds, each below 0.97); with 8 s (32 s of
- * load), 0.993 × (five rounds). The first is not what they cost a server that runs.
+ * Request cells: the throughput benchmark's four requests at `connections` to each server.
+ * Deliveries: each server holds a backlog of `backlog` deliveries to an endpoint of its own on a
+ * gated receiver, which holds a server's sends unanswered while its gate is shut: a pair's gates
+ * open for a reading, and the other servers keep their backlogs.
  */
 export async function benchObservability(options: {
 	rounds: number;
@@ -75,11 +79,7 @@ export async function benchObservability(options: {
 	// Every server on CPU 0, with all its threads; the load generator, the receiver and the peer (a
 	// child of this process, it inherits its CPUs) on CPU 1. What on adds outside the main thread
 	// (the span export thread, V8's helpers collecting its garbage) then comes out of the server's
-	// own core, as on a machine of its own, and not out of the time the load generator leaves idle;
-	// and readings depend less on how the scheduler shares two cores between the server's threads
-	// and the load generator's: two servers alike, eight 3 s readings of `GET /me` each, read 1.285
-	// and 0.937 × each other unpinned, 1.018 and 1.079 × pinned (scratch, two runs each, on a
-	// machine whose speed wandered by a third within a minute).
+	// own core, as on a machine of its own, and not out of the time the load generator leaves idle.
 	const cpusBefore = CAN_PIN ? cpusOf(process.pid) : '';
 	if (CAN_PIN) pinProcess(process.pid, 1);
 	const dir = tempDir('observability');
@@ -99,10 +99,7 @@ export async function benchObservability(options: {
 	type Mode = keyof typeof modes;
 	/** Spans the servers on dropped (their ring full, an export failed): none, or on did less. */
 	let spansDropped = 0;
-	/**
-	 * A server of `mode` on a copy of the data at `data`, which `prepare` may change first; when on,
-	 * `scraped()` runs work while its `/metrics` is scraped every second.
-	 */
+	/** A server of `mode` on a copy of the data at `data`, which `prepare` may change first. */
 	const start = async (
 		mode: Mode,
 		name: string,
@@ -112,29 +109,25 @@ export async function benchObservability(options: {
 		const databasePath = join(dir, `${name}.sqlite`);
 		copyFileSync(data, databasePath);
 		prepare?.(databasePath);
-		const server = await spawnServer({
-			DATABASE_PATH: databasePath,
-			RATE_LIMIT_REQUESTS: '1000000000',
-			WEBHOOK_ALLOW_INSECURE_URLS: 'true',
-			// A shut gate holds a server's sends for as long as the other servers' turns take.
-			WEBHOOK_TIMEOUT_MS: '600000',
-			...modes[mode],
-		});
+		const server = await spawnServer(
+			{
+				DATABASE_PATH: databasePath,
+				RATE_LIMIT_REQUESTS: '1000000000',
+				WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+				// A shut gate holds a server's sends for as long as the other servers' readings take.
+				WEBHOOK_TIMEOUT_MS: '600000',
+				...modes[mode],
+			},
+			CAN_PIN ? 'node, fixed layout' : 'node',
+		);
 		if (CAN_PIN) pinProcess(server.child.pid!, 0);
 		const metricsUrl = `${new URL(server.url).origin}/metrics`;
 		return {
 			...server,
+			mode,
 			name,
 			databasePath,
-			async scraped<T>(work: () => Promise<T>): Promise<T> {
-				if (mode !== 'on') return work();
-				peer.send({ scrape: { url: metricsUrl, token: TOKEN } });
-				try {
-					return await work();
-				} finally {
-					peer.send({ unscrape: metricsUrl });
-				}
-			},
+			metricsUrl,
 			/** Stops it; `removed`: its data with it. */
 			async stop(removed = true) {
 				if (mode === 'on') spansDropped += await droppedSpans(metricsUrl);
@@ -144,16 +137,23 @@ export async function benchObservability(options: {
 		};
 	};
 	type Server = Awaited<ReturnType<typeof start>>;
-	/** A cell: `read` loads `server` for `seconds` and answers requests or deliveries per second. */
-	type Cell = { cell: string; read: (server: Server, seconds: number) => Promise<number> };
-	// Each round's servers: two of each mode, the second of a mode read like the first.
-	const fleet = [
-		{ mode: 'off', twin: 0 },
-		{ mode: 'on', twin: 0 },
-		{ mode: 'off', twin: 1 },
-		{ mode: 'on', twin: 1 },
-	] as const;
-	/** `cells`, read on `rounds` fleets of servers on copies of `data`, as the comment above says. */
+	/** A cell: `count` loads `server` for `seconds`, and answers the requests or deliveries done. */
+	type Cell = { cell: string; count: (server: Server, seconds: number) => Promise<number> };
+	/** Requests or deliveries per second of running of `pair`, loaded together while taking turns. */
+	const readPair = async (pair: readonly [Server, Server], cell: Cell, seconds: number) => {
+		const scraped = pair.filter((server) => server.mode === 'on');
+		for (const { metricsUrl } of scraped)
+			peer.send({ scrape: { url: metricsUrl, token: TOKEN, everyMs: SCRAPE_EVERY_MS } });
+		try {
+			const { result, ran } = await inTurns([pair[0].child.pid!, pair[1].child.pid!], () =>
+				Promise.all(pair.map((server) => cell.count(server, seconds))),
+			);
+			return [result[0] / ran[0], result[1] / ran[1]] as const;
+		} finally {
+			for (const { metricsUrl } of scraped) peer.send({ unscrape: metricsUrl });
+		}
+	};
+	/** `cells`, read on `rounds` rounds of servers on copies of `data`, as the comment above says. */
 	const measure = async (
 		kind: string,
 		cells: Cell[],
@@ -161,40 +161,65 @@ export async function benchObservability(options: {
 		prepare?: (databasePath: string, name: string) => void,
 	): Promise<ObservabilityRow[]> => {
 		const readings = cells.map(() => ({
-			off: [[], []] as number[][],
-			on: [[], []] as number[][],
+			off: [] as number[],
+			on: [] as number[],
+			apart: { off: [[], []] as number[][], on: [[], []] as number[][] },
 		}));
+		const fleet = ['off', 'on', 'off', 'on'] as const;
 		for (let round = 0; round < options.rounds; round++) {
 			// Started in a rotating order: of four servers alike, started one after another, the first
 			// read slowest in 3 rounds of 4, by up to 5 % (cause not found).
-			const starting = fleet.map((_, index, all) => all[(index + round) % all.length]);
-			const servers = new Map<(typeof fleet)[number], Server>();
-			for (const which of starting) {
-				const name = `${kind}-${round}-${which.mode}-${which.twin}`;
-				servers.set(which, await start(which.mode, name, data, (path) => prepare?.(path, name)));
-			}
-			const around = round % 2 === 0 ? fleet : fleet.toReversed();
+			const servers: Server[] = [];
 			try {
-				const read = (which: (typeof fleet)[number], cell: Cell, seconds: number) => {
-					const server = servers.get(which)!;
-					return server.scraped(() => cell.read(server, seconds));
-				};
+				for (let index = 0; index < fleet.length; index++) {
+					const at = (index + round) % fleet.length;
+					const name = `${kind}-${round}-${at}-${fleet[at]}`;
+					servers[at] = await start(fleet[at], name, data, (path) => prepare?.(path, name));
+				}
+				const [off0, on0, off1, on1] = servers;
 				for (const cell of cells)
-					for (const which of around) await read(which, cell, options.warmUpSeconds);
-				for (const [index, cell] of cells.entries())
-					for (const which of [...around, ...around.toReversed()])
-						readings[index][which.mode][which.twin].push(await read(which, cell, options.seconds));
+					for (const pair of [
+						[off0, on0],
+						[off1, on1],
+					] as const)
+						await readPair(pair, cell, 2 * options.warmUpSeconds);
+				for (const [index, cell] of cells.entries()) {
+					const cellReadings = readings[index];
+					for (const first of [true, false]) {
+						for (const [off, on] of [
+							[off0, on0],
+							[off1, on1],
+						] as const) {
+							const [offRate, onRate] = first
+								? await readPair([off, on], cell, options.seconds)
+								: (await readPair([on, off], cell, options.seconds)).toReversed();
+							cellReadings.off.push(offRate);
+							cellReadings.on.push(onRate);
+						}
+						for (const [mode, twins] of [
+							['off', [off0, off1]],
+							['on', [on0, on1]],
+						] as const) {
+							const [a, b] = first
+								? await readPair(twins, cell, options.seconds)
+								: (await readPair([twins[1], twins[0]], cell, options.seconds)).toReversed();
+							cellReadings.apart[mode][0].push(a);
+							cellReadings.apart[mode][1].push(b);
+						}
+					}
+				}
 			} finally {
-				await Promise.all([...servers.values()].map((server) => server.stop()));
+				await Promise.all(servers.map((server) => server?.stop()));
 			}
 		}
 		return cells.map(({ cell }, index) => {
-			const { off, on } = readings[index];
+			const { off, on, apart } = readings[index];
+			const ratio = ([first, second]: number[][]) => median(second) / median(first);
 			return {
 				cell,
-				off: median(off.flat()),
-				on: median(on.flat()),
-				apart: { off: median(off[1]) / median(off[0]), on: median(on[1]) / median(on[0]) },
+				off: Math.round(median(off)),
+				on: Math.round(median(on)),
+				apart: { off: ratio(apart.off), on: ratio(apart.on) },
 			};
 		});
 	};
@@ -205,7 +230,7 @@ export async function benchObservability(options: {
 			request?: Pick<Parameters<typeof load>[0], 'method' | 'body'>,
 		): Cell => ({
 			cell,
-			read: async (server, seconds) =>
+			count: async (server, seconds) =>
 				(
 					await load({
 						url: `${server.url}${path}`,
@@ -215,7 +240,7 @@ export async function benchObservability(options: {
 						warmUp: false,
 						...request,
 					})
-				).requestsPerSecond,
+				).requests,
 		});
 		const rows = await measure(
 			'requests',
@@ -242,11 +267,11 @@ export async function benchObservability(options: {
 		seedSessions(setup.databasePath, boot, options.backlog);
 		const delivery: Cell = {
 			cell: 'webhook delivery',
-			async read(server, seconds) {
-				const perSecond = await gates.open(server.name, seconds);
+			async count(server, seconds) {
+				const arrived = await gates.open(server.name, seconds);
 				if (gates.answered(server.name) >= options.backlog)
 					throw new Error(`${server.name} ran out of its backlog of ${options.backlog}`);
-				return perSecond;
+				return arrived;
 			},
 		};
 		rows.push(

@@ -111,18 +111,18 @@ const observabilityOptions = SMOKE
 			warmUpSeconds: 1,
 			connections: 10,
 			sessions: 1_000,
-			backlog: 30_000,
+			backlog: 40_000,
 		}
 	: {
-			rounds: 8,
-			seconds: 2,
+			rounds: 4,
+			seconds: 3,
 			warmUpSeconds: 8,
 			connections: 10,
 			sessions: 10_000,
-			backlog: 150_000,
+			backlog: 200_000,
 		};
 console.error(
-	`metrics (scraped every second) and traces (exported) on, against off: ${observabilityOptions.rounds} rounds of four fresh servers, two of each, readings of ${observabilityOptions.seconds} s per request cell at ${observabilityOptions.connections} connections going round them and back, and of ${observabilityOptions.seconds} s of delivery from a backlog of ${observabilityOptions.backlog.toLocaleString('en')} to each, after ${observabilityOptions.warmUpSeconds} s of warm-up on each…`,
+	`metrics (scraped every second) and traces (exported) on, against off: ${observabilityOptions.rounds} rounds of four fresh servers, two of each, read in pairs that take turns on one CPU, ${observabilityOptions.seconds} s a reading, per request cell at ${observabilityOptions.connections} connections and of delivery from a backlog of ${observabilityOptions.backlog.toLocaleString('en')} to each, after ${observabilityOptions.warmUpSeconds} s of warm-up on each…`,
 );
 for (const row of await benchObservability(observabilityOptions)) {
 	const ratio = row.on / row.off;

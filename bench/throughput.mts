@@ -42,6 +42,7 @@ async function startBaseline(
 function medianOf(results: LoadResult[]): LoadResult {
 	return {
 		requestsPerSecond: median(results.map((result) => result.requestsPerSecond)),
+		requests: median(results.map((result) => result.requests)),
 		p50Ms: median(results.map((result) => result.p50Ms)),
 		p99Ms: median(results.map((result) => result.p99Ms)),
 		errors: results.reduce((sum, result) => sum + result.errors, 0),
