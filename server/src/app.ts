@@ -31,7 +31,7 @@ interface AppDeps {
 	publicUrl: () => string;
 	/** The built web console; without it, /console answers how to build it. */
 	consoleDir?: string;
-	/** Served at /metrics when the configuration enables it. */
+	/** Served at /metrics: given when the configuration enables metrics. */
 	metrics?: ServerMetrics;
 	/** A span per request, in which its events are recorded. */
 	tracing?: Tracing;
@@ -41,7 +41,7 @@ export function createApp(deps: AppDeps): Express {
 	const app = express();
 	app.disable('x-powered-by');
 	app.set('etag', false);
-	const metrics = deps.config.metrics.enabled ? deps.metrics : undefined;
+	const { metrics } = deps;
 	if (metrics || deps.tracing)
 		app.use(
 			observeRequests({ tracing: deps.tracing, metrics, apiPrefix: API_PREFIX, routes: ROUTES }),

@@ -111,16 +111,20 @@ export async function startServer(
 			)
 		: startedOnEventLoop(onEventLoop!.dispatcher);
 	const repos = createRepositories(db);
-	const metrics = new ServerMetrics(
-		repos.outbox.backlog,
-		clock,
-		outbox instanceof DeliveryThread
-			? outbox
-			: {
-					deliveryMetrics: async () => (await onEventLoop!.metrics?.registry.metrics()) ?? '',
-				},
-		spanExport?.lost ?? exportsHere?.lost,
-	);
+	// Only when served: prom-client's process metrics keep a timer that wakes the server 100 times
+	// a second, idle or not.
+	const metrics = config.metrics.enabled
+		? new ServerMetrics(
+				repos.outbox.backlog,
+				clock,
+				outbox instanceof DeliveryThread
+					? outbox
+					: {
+							deliveryMetrics: async () => (await onEventLoop!.metrics?.registry.metrics()) ?? '',
+						},
+				spanExport?.lost ?? exportsHere?.lost,
+			)
+		: undefined;
 	const services = createServices(
 		db,
 		{
