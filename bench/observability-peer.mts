@@ -45,7 +45,7 @@ const scrape = ({ url, token }: Schedule) =>
 			() => {},
 		);
 const resume = (schedule: Schedule) => {
-	schedule.dueAt = Date.now() + schedule.leftMs;
+	schedule.dueAt = performance.now() + schedule.leftMs;
 	schedule.timer = setTimeout(() => {
 		void scrape(schedule);
 		schedule.leftMs = schedule.everyMs;
@@ -55,7 +55,7 @@ const resume = (schedule: Schedule) => {
 const pause = (schedule: Schedule) => {
 	clearTimeout(schedule.timer);
 	schedule.timer = undefined;
-	schedule.leftMs = Math.max(0, schedule.dueAt - Date.now());
+	schedule.leftMs = Math.max(0, schedule.dueAt - performance.now());
 };
 
 const collector = createServer((req, res) => {
