@@ -1,4 +1,4 @@
--- user_version 19
+-- user_version 20
 CREATE INDEX api_keys_active_by_user ON api_keys(user_id) WHERE revoked_at IS NULL;
 CREATE UNIQUE INDEX api_keys_active_name ON api_keys(org_id, name) WHERE revoked_at IS NULL;
 CREATE INDEX api_keys_by_org ON api_keys(org_id, seq);
@@ -31,6 +31,7 @@ CREATE TABLE server_keys (name TEXT PRIMARY KEY, key BLOB NOT NULL) WITHOUT ROWI
 CREATE TABLE sessions (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), lab_version_id TEXT NOT NULL REFERENCES lab_versions(id), title TEXT NOT NULL, state TEXT NOT NULL CHECK (state IN ('scheduled', 'running', 'ended')), capacity INTEGER NOT NULL, starts_at TEXT, join_code TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
 CREATE TABLE users (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, org_id TEXT NOT NULL REFERENCES orgs(id), email TEXT NOT NULL, name TEXT NOT NULL, role TEXT NOT NULL CHECK (role IN ('admin', 'trainer')), created_at TEXT NOT NULL, removed_at TEXT);
 CREATE TABLE webhook_attempt_buckets (webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE, start INTEGER NOT NULL, attempts INTEGER NOT NULL, delivered INTEGER NOT NULL, delivered_ms INTEGER NOT NULL, PRIMARY KEY (webhook_id, start)) WITHOUT ROWID;
+CREATE TABLE webhook_backlog (waiting INTEGER NOT NULL, reopened INTEGER NOT NULL);
 CREATE TABLE webhook_deliveries (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE, event_id TEXT NOT NULL REFERENCES events(id), status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'exhausted')), attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER, claimed_until INTEGER, last_status_code INTEGER, last_error TEXT, last_attempt_at TEXT , resends INTEGER NOT NULL DEFAULT 0, revision INTEGER NOT NULL DEFAULT 0, schedule_start INTEGER NOT NULL DEFAULT 0, next_cause TEXT NOT NULL DEFAULT 'schedule', step_due_at INTEGER, early_retries INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE webhook_delivery_attempts (delivery_seq INTEGER NOT NULL REFERENCES webhook_deliveries(seq) ON DELETE CASCADE, attempt INTEGER NOT NULL, attempted_at TEXT NOT NULL, duration_ms INTEGER NOT NULL, status_code INTEGER, error TEXT, cause TEXT NOT NULL DEFAULT 'schedule', response_headers TEXT, response_body TEXT, response_body_truncated INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (delivery_seq, attempt)) WITHOUT ROWID;
 CREATE TABLE webhook_recoveries (webhook_id TEXT PRIMARY KEY REFERENCES webhooks(id) ON DELETE CASCADE, next_seq INTEGER NOT NULL, through_seq INTEGER NOT NULL) WITHOUT ROWID;
@@ -47,5 +48,9 @@ CREATE TRIGGER sessions_bounds_insert BEFORE INSERT ON sessions WHEN NOT (length
 CREATE TRIGGER sessions_bounds_update BEFORE UPDATE ON sessions WHEN NOT (length(NEW.title) BETWEEN 1 AND 200) OR NOT (typeof(NEW.capacity) = 'integer' AND NEW.capacity BETWEEN 1 AND 1000) BEGIN SELECT RAISE(ABORT, 'bounds: sessions'); END;
 CREATE TRIGGER users_bounds_insert BEFORE INSERT ON users WHEN NOT (length(NEW.name) BETWEEN 1 AND 200) OR NOT (length(NEW.email) BETWEEN 3 AND 254) BEGIN SELECT RAISE(ABORT, 'bounds: users'); END;
 CREATE TRIGGER users_bounds_update BEFORE UPDATE ON users WHEN NOT (length(NEW.name) BETWEEN 1 AND 200) OR NOT (length(NEW.email) BETWEEN 3 AND 254) BEGIN SELECT RAISE(ABORT, 'bounds: users'); END;
+CREATE TRIGGER webhook_backlog_deleted AFTER DELETE ON webhook_deliveries WHEN OLD.status IN ('pending', 'failed') BEGIN UPDATE webhook_backlog SET waiting = waiting - 1; END;
+CREATE TRIGGER webhook_backlog_queued AFTER INSERT ON webhook_deliveries WHEN NEW.status IN ('pending', 'failed') BEGIN UPDATE webhook_backlog SET waiting = waiting + 1; END;
+CREATE TRIGGER webhook_backlog_reopened AFTER UPDATE OF status ON webhook_deliveries WHEN NEW.status IN ('pending', 'failed') AND OLD.status NOT IN ('pending', 'failed') BEGIN UPDATE webhook_backlog SET waiting = waiting + 1, reopened = reopened + 1; END;
+CREATE TRIGGER webhook_backlog_settled AFTER UPDATE OF status ON webhook_deliveries WHEN OLD.status IN ('pending', 'failed') AND NEW.status NOT IN ('pending', 'failed') BEGIN UPDATE webhook_backlog SET waiting = waiting - 1; END;
 CREATE TRIGGER webhooks_bounds_insert BEFORE INSERT ON webhooks WHEN NOT (length(NEW.url) BETWEEN 1 AND 2048) OR NOT (NEW.description IS NULL OR length(NEW.description) <= 1000) BEGIN SELECT RAISE(ABORT, 'bounds: webhooks'); END;
 CREATE TRIGGER webhooks_bounds_update BEFORE UPDATE ON webhooks WHEN NOT (length(NEW.url) BETWEEN 1 AND 2048) OR NOT (NEW.description IS NULL OR length(NEW.description) <= 1000) BEGIN SELECT RAISE(ABORT, 'bounds: webhooks'); END;

@@ -419,6 +419,34 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_attempt_buckets_by_start ON webhook_attempt_buckets(start);
     `,
 	},
+	{
+		version: 20,
+		name: 'the waiting deliveries counted as they change',
+		sql: `
+      -- How many deliveries wait (pending or failed), kept by triggers as deliveries are queued,
+      -- settled, put back and deleted, so that /metrics reads one row rather than counting them;
+      -- and how many were ever put back to waiting (resent, recovered), after which the oldest
+      -- waiting delivery may be older than the one last read.
+      CREATE TABLE webhook_backlog (
+        waiting  INTEGER NOT NULL,
+        reopened INTEGER NOT NULL
+      );
+      INSERT INTO webhook_backlog (waiting, reopened)
+        SELECT count(*), 0 FROM webhook_deliveries WHERE status IN ('pending', 'failed');
+      CREATE TRIGGER webhook_backlog_queued AFTER INSERT ON webhook_deliveries
+        WHEN NEW.status IN ('pending', 'failed')
+        BEGIN UPDATE webhook_backlog SET waiting = waiting + 1; END;
+      CREATE TRIGGER webhook_backlog_reopened AFTER UPDATE OF status ON webhook_deliveries
+        WHEN NEW.status IN ('pending', 'failed') AND OLD.status NOT IN ('pending', 'failed')
+        BEGIN UPDATE webhook_backlog SET waiting = waiting + 1, reopened = reopened + 1; END;
+      CREATE TRIGGER webhook_backlog_settled AFTER UPDATE OF status ON webhook_deliveries
+        WHEN OLD.status IN ('pending', 'failed') AND NEW.status NOT IN ('pending', 'failed')
+        BEGIN UPDATE webhook_backlog SET waiting = waiting - 1; END;
+      CREATE TRIGGER webhook_backlog_deleted AFTER DELETE ON webhook_deliveries
+        WHEN OLD.status IN ('pending', 'failed')
+        BEGIN UPDATE webhook_backlog SET waiting = waiting - 1; END;
+    `,
+	},
 ];
 
 function textLength({ min, max }: { min: number; max: number }): string {

@@ -1,7 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { Clock } from '../core/clock.ts';
 import type { Backlog } from '../outbox/backlog.ts';
-import { BacklogReading } from './backlog-reading.ts';
 import { RequestDurations } from './request-durations.ts';
 import type { SpansLost } from './spans-lost.ts';
 
@@ -50,13 +49,12 @@ export class ServerMetrics {
 			this.#registry.removeSingleMetric(misnamed);
 		this.#registry.registerMetric(this.#requests.asMetric());
 		const registers = [this.#registry];
-		const reading = new BacklogReading(backlog, clock);
 		new Gauge({
 			name: 'traininglab_webhook_deliveries_waiting',
 			help: 'Webhook deliveries not yet delivered nor given up: due, waiting for a retry, or held with their endpoint',
 			registers,
 			collect() {
-				this.set(reading.waiting());
+				this.set(backlog.waiting());
 			},
 		});
 		new Gauge({
@@ -64,7 +62,7 @@ export class ServerMetrics {
 			help: "Age of the oldest waiting delivery's event (0 when none waits)",
 			registers,
 			collect() {
-				const at = reading.oldestEventAt();
+				const at = backlog.oldestWaitingEventAt();
 				this.set(at === null ? 0 : Math.max(0, (clock.now() - Date.parse(at)) / 1000));
 			},
 		});
