@@ -54,14 +54,19 @@ const SCRAPE_EVERY_MS = 2000;
  * smaller batches than a server that runs alone sends, each costing it a little more.
  *
  * A server also keeps a speed of its own for its life: six pairs of fresh servers alike, each pair
- * read in turns, read 0.871 to 1.047 × each other (medians of three readings of 5 s), and 0.986
- * to 1.052 × (five pairs within 1.5 %) with their memory laid out alike, as the servers here are
- * on Linux (spawnServer's `node, fixed layout`). Each cell is read on `rounds` rounds of four fresh
+ * read in turns, read 0.871 to 1.047 × each other (medians of three readings of 5 s), and 0.986 to
+ * 1.052 × (five pairs within 1.5 %) with their memory laid out alike, as the servers here are on
+ * Linux (spawnServer's `node, fixed layout`). Each cell is read on `rounds` rounds of four fresh
  * servers, two off and two on, each on its own copy of the same data and kept running through the
- * round. Each cell gets `warmUpSeconds` of running on each before it is measured (for its first
- * half minute of load or so a server still gets faster, more slowly with metrics and traces on);
- * then each pair, off against on and off against off and on against on, is read twice, each
- * server of it first once.
+ * round. Each cell gets `warmUpSeconds` of running on each before any is measured, so that a server
+ * has run the four request cells' sum before its first reading, and delivery, alone on its servers,
+ * `deliveryWarmUpSeconds`: for its first half minute of load or so a server still gets faster, more
+ * slowly with metrics and traces on. Servers draining their backlogs delivered about 4,100 a second
+ * of running after 8 s of it, and 5,200 to 6,900 after 20 to 30 s. Read after 8 s, traces on (or
+ * both) read 0.88 to 0.91 × off in three runs; after 20 s both read 0.949 ×, after 30 s traces
+ * 1.002 × (three rounds each, scratch, Intel, 2026-12-03): a short warm-up measured how fast a
+ * server gets going, not what it delivers. Then each pair, off against on and off against off and
+ * on against on, is read twice, each server of it first once.
  *
  * Request cells: the throughput benchmark's four requests at `connections` to each server.
  * Deliveries: each server holds a backlog of `backlog` deliveries to an endpoint of its own on a
@@ -72,6 +77,7 @@ export async function benchObservability(options: {
 	rounds: number;
 	seconds: number;
 	warmUpSeconds: number;
+	deliveryWarmUpSeconds: number;
 	connections: number;
 	sessions: number;
 	backlog: number;
@@ -157,6 +163,7 @@ export async function benchObservability(options: {
 	const measure = async (
 		kind: string,
 		cells: Cell[],
+		warmUpSeconds: number,
 		data: string,
 		prepare?: (databasePath: string, name: string) => void,
 	): Promise<ObservabilityRow[]> => {
@@ -182,7 +189,7 @@ export async function benchObservability(options: {
 						[off0, on0],
 						[off1, on1],
 					] as const)
-						await readPair(pair, cell, 2 * options.warmUpSeconds);
+						await readPair(pair, cell, 2 * warmUpSeconds);
 				for (const [index, cell] of cells.entries()) {
 					const cellReadings = readings[index];
 					for (const first of [true, false]) {
@@ -253,6 +260,7 @@ export async function benchObservability(options: {
 					body: { title: 'Load', lab_version_id: versionId, capacity: 20 },
 				}),
 			],
+			options.warmUpSeconds,
 			seeded,
 		);
 
@@ -275,8 +283,12 @@ export async function benchObservability(options: {
 			},
 		};
 		rows.push(
-			...(await measure('deliveries', [delivery], setup.databasePath, (path, name) =>
-				pointEndpoint(path, boot, endpoint.id, `${gates.url}/${name}`),
+			...(await measure(
+				'deliveries',
+				[delivery],
+				options.deliveryWarmUpSeconds,
+				setup.databasePath,
+				(path, name) => pointEndpoint(path, boot, endpoint.id, `${gates.url}/${name}`),
 			)),
 		);
 		// "On" that exported or scraped nothing would measure nothing.

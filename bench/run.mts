@@ -109,6 +109,7 @@ const observabilityOptions = SMOKE
 			rounds: 1,
 			seconds: 1,
 			warmUpSeconds: 1,
+			deliveryWarmUpSeconds: 1,
 			connections: 10,
 			sessions: 1_000,
 			backlog: 40_000,
@@ -117,12 +118,14 @@ const observabilityOptions = SMOKE
 			rounds: 4,
 			seconds: 3,
 			warmUpSeconds: 8,
+			deliveryWarmUpSeconds: 30,
 			connections: 10,
 			sessions: 10_000,
-			backlog: 200_000,
+			// 30 s of warm-up and 6 s of readings each, at up to 9,000 a second of running.
+			backlog: 400_000,
 		};
 console.error(
-	`metrics (scraped every second) and traces (exported) on, against off: ${observabilityOptions.rounds} rounds of four fresh servers, two of each, read in pairs that take turns on one CPU, ${observabilityOptions.seconds} s a reading, per request cell at ${observabilityOptions.connections} connections and of delivery from a backlog of ${observabilityOptions.backlog.toLocaleString('en')} to each, after ${observabilityOptions.warmUpSeconds} s of warm-up on each…`,
+	`metrics (scraped every second) and traces (exported) on, against off: ${observabilityOptions.rounds} rounds of four fresh servers, two of each, read in pairs that take turns on one CPU, ${observabilityOptions.seconds} s a reading, per request cell at ${observabilityOptions.connections} connections and of delivery from a backlog of ${observabilityOptions.backlog.toLocaleString('en')} to each, after ${observabilityOptions.warmUpSeconds} s of warm-up on each (${observabilityOptions.deliveryWarmUpSeconds} s for delivery)…`,
 );
 for (const row of await benchObservability(observabilityOptions)) {
 	const ratio = row.on / row.off;
