@@ -56,10 +56,13 @@ const SCRAPE_EVERY_MS = 2000;
  * A server also keeps a speed of its own for its life: six pairs of fresh servers alike, each pair
  * read in turns, read 0.871 to 1.047 × each other (medians of three readings of 5 s), and 0.986 to
  * 1.052 × (five pairs within 1.5 %) with their memory laid out alike, as the servers here are on
- * Linux (spawnServer's `node, fixed layout`). Each cell is read on `rounds` rounds of four fresh
- * servers, two off and two on, each on its own copy of the same data and kept running through the
- * round. Each cell gets `warmUpSeconds` of running on each before any is measured, so that a server
- * has run the four request cells' sum before its first reading, and delivery, alone on its servers,
+ * Linux (spawnServer's `node, fixed layout`). V8's own seeds are not the rest of it: with
+ * `--random-seed` and `--hash-seed` fixed as well, five pairs read 0.974 to 1.082 × each other,
+ * five without 0.977 to 1.020 × (`GET /me` after 10 s of warm-up, medians of six readings of 2 s,
+ * scratch, Intel, 2026-12-03). Each cell is read on `rounds` rounds of four fresh servers, two off
+ * and two on, each on its own copy of the same data and kept running through the round. Each cell
+ * gets `warmUpSeconds` of running on each before any is measured, so that a server has run the four
+ * request cells' sum before its first reading, and delivery, alone on its servers,
  * `deliveryWarmUpSeconds`: for its first half minute of load or so a server still gets faster, more
  * slowly with metrics and traces on. Servers draining their backlogs delivered about 4,100 a second
  * of running after 8 s of it, and 5,200 to 6,900 after 20 to 30 s. Read after 8 s, traces on (or
