@@ -27,9 +27,9 @@ import {
 	type DecodedSpan,
 } from '../support/otlp-protobuf.ts';
 
-// A span is written into its thread's ring as it ends, and the exporter reads it back and writes
-// OTLP's protobuf by hand; protobufjs, reading the export as a collector would, must find every
-// field of every span, whatever its attributes hold.
+// A span is written in OTLP's protobuf, by hand, into its thread's ring as it ends, and the
+// exporter puts the rings' spans together into exports; protobufjs, reading an export as a
+// collector would, must find every field of every span, whatever its attributes hold.
 
 /** A collector on a free port that keeps each export, decoded. */
 async function startCollector() {
@@ -394,8 +394,8 @@ it('drops the spans a full ring has no room for, and sends those it holds and th
 	const collector = await startCollector();
 	const { exporter, recorder } = exporting(collector.url);
 	// In one turn of the event loop, so that the exporter reads none of them: more than the ring
-	// holds (each record takes more than 64 bytes).
-	const written = RING_BYTES / 64;
+	// holds (each span takes more than 32 bytes: its ids alone do).
+	const written = RING_BYTES / 32;
 	for (let index = 0; index < written; index++) recorded(recorder, `span ${index}`, index).end();
 	recorder.flush();
 	const dropped = recorder.dropped;

@@ -1,12 +1,16 @@
 import { isSpanContextValid, TraceFlags } from '@opentelemetry/api';
 import { SpanIds } from '../../server/src/observability/span-ids.ts';
 
-/** The 32 bytes a span record holds, in hex: trace id, span id, parent span id. */
+/** The bytes a recorded span is written with, in hex: trace id, span id, parent span id. */
 function recorded(ids: SpanIds): string {
-	const bytes = new Uint8Array(34);
-	ids.copyTo(bytes, 1);
-	expect([bytes[0], bytes[33]]).toEqual([0, 0]);
-	return Buffer.from(bytes.subarray(1, 33)).toString('hex');
+	const bytes = new Uint8Array(36);
+	ids.copyTraceId(bytes, 1);
+	ids.copySpanId(bytes, 18);
+	ids.copyParentSpanId(bytes, 27);
+	expect([bytes[0], bytes[17], bytes[26], bytes[35]]).toEqual([0, 0, 0, 0]);
+	const hex = (from: number, length: number) =>
+		Buffer.from(bytes.subarray(from, from + length)).toString('hex');
+	return `${hex(1, 16)}${hex(18, 8)}${hex(27, 8)}`;
 }
 
 it('starts a sampled trace with valid ids, different each time, and no parent', () => {

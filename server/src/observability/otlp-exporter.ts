@@ -1,4 +1,4 @@
-import { otlpHead, SpanBatch, type OtlpHead } from './otlp-protobuf.ts';
+import { otlpHead, SpanBatch, spanBytesAt, type OtlpHead } from './otlp-protobuf.ts';
 import { RingReader } from './span-ring.ts';
 import { SpansLost } from './spans-lost.ts';
 
@@ -17,8 +17,6 @@ export type SendExport = (body: Buffer) => Promise<boolean>;
 const MAX_BATCH = 2048;
 /** Room for one batch's spans: a request's span takes about 200 bytes; a batch that fills it is sent early. */
 const BATCH_BYTES = 1024 * 1024;
-/** A span larger than a batch gets an export of its own, up to this size (more than a ring holds). */
-const MAX_SPAN_BYTES = 16 * 1024 * 1024;
 /** Batches sent and kept to be filled again. */
 const SPARE_BATCHES = 2;
 /**
@@ -76,9 +74,9 @@ export class OtlpExporter {
 	 * call what this returns: what the ring still holds is exported, and then it is forgotten.
 	 */
 	read(ring: SharedArrayBuffer): () => void {
-		const records = new RingReader(ring);
-		this.#rings.push(records);
-		return () => this.#ending.add(records);
+		const reader = new RingReader(ring);
+		this.#rings.push(reader);
+		return () => this.#ending.add(reader);
 	}
 
 	/** Sends every span written so far (by the time each ring is read). */
@@ -125,46 +123,30 @@ export class OtlpExporter {
 		});
 	}
 
-	/** Writes the spans waiting in the rings into batches, until a full one waits for its export. */
+	/** Takes the spans waiting in the rings into batches, until a full one waits for its export. */
 	#read(): void {
-		for (const ring of this.#rings) this.lost.countRingFull(ring.takeDropped());
-		let more = true;
-		while (more && this.#full.length === 0) {
-			more = false;
-			for (const ring of this.#rings) {
-				if (ring.read() >= 0) {
-					this.#write(ring.record);
-					more = true;
-				} else if (this.#ending.delete(ring))
-					this.#rings = this.#rings.filter((other) => other !== ring);
+		for (const ring of this.#rings) {
+			this.lost.countRingFull(ring.takeDropped());
+			while (this.#full.length === 0) {
+				const batch = (this.#filling ??=
+					this.#spare.pop() ?? new SpanBatch(this.#head, BATCH_BYTES));
+				const tookAll = batch.take(ring, MAX_BATCH);
+				if (tookAll && batch.spans < MAX_BATCH) break;
+				if (batch.spans === 0) {
+					// A span larger than a batch: an export of its own.
+					const alone = new SpanBatch(this.#head, spanBytesAt(ring, 0));
+					alone.take(ring, 1);
+					this.#full.push(alone);
+				} else {
+					this.#full.push(batch);
+					this.#filling = undefined;
+				}
 			}
 		}
-	}
-
-	/** Writes `span` into the filling batch, which waits for its export once full. */
-	#write(span: Buffer): void {
-		let batch = this.#filling;
-		if (!batch) batch = this.#filling = this.#spare.pop() ?? new SpanBatch(this.#head, BATCH_BYTES);
-		if (!batch.add(span)) {
-			if (batch.spans === 0) return this.#writeAlone(span);
-			this.#full.push(batch);
-			this.#filling = undefined;
-			return this.#write(span);
-		}
-		if (batch.spans === MAX_BATCH) {
-			this.#full.push(batch);
-			this.#filling = undefined;
-		}
-	}
-
-	/** A span larger than a batch, in a batch of its own (the filling one is empty). */
-	#writeAlone(span: Buffer): void {
-		for (let bytes = 2 * BATCH_BYTES; bytes <= MAX_SPAN_BYTES; bytes *= 2) {
-			const batch = new SpanBatch(this.#head, bytes);
-			if (batch.add(span)) {
-				this.#full.push(batch);
-				return;
+		for (const ring of this.#ending)
+			if (ring.available() === 0) {
+				this.#ending.delete(ring);
+				this.#rings = this.#rings.filter((other) => other !== ring);
 			}
-		}
 	}
 }

@@ -42,6 +42,10 @@ export class ProtobufBody {
 	/** Writes the length of the field opened at `lengthAt`, moving its content if it needs more or fewer bytes. */
 	close(lengthAt: number, reserved: number): void {
 		const length = this.at - lengthAt - reserved;
+		if (reserved === 1 && length < 0x80) {
+			this.body[lengthAt] = length;
+			return;
+		}
 		const size = varintSize(length);
 		if (size !== reserved) {
 			const end = this.at + size - reserved;
@@ -71,6 +75,40 @@ export class ProtobufBody {
 			else source.copy(body, at, from, from + length);
 		}
 		this.at = at + length;
+	}
+
+	/** A length-delimited field holding `value` in UTF-8. */
+	string(fieldTag: number, value: string): void {
+		const lengthAt = this.open(fieldTag, 1);
+		this.utf8(value);
+		this.close(lengthAt, 1);
+	}
+
+	/**
+	 * `value` in UTF-8 (unpaired surrogates as U+FFFD), ASCII a character at a time: most strings
+	 * here are short and ASCII, and a call into Buffer's native write costs more than they do.
+	 */
+	utf8(value: string): void {
+		const { body } = this;
+		const start = this.at;
+		const length = value.length;
+		for (let index = 0; index < length; index++) {
+			const code = value.charCodeAt(index);
+			if (code >= 0x80) {
+				const bytes = Buffer.byteLength(value);
+				if (start + bytes <= body.length) body.write(value, start, 'utf8');
+				this.at = start + bytes;
+				return;
+			}
+			body[start + index] = code;
+		}
+		this.at = start + length;
+	}
+
+	/** A double, little-endian. */
+	double(value: number): void {
+		if (this.at + 8 <= this.body.length) this.body.writeDoubleLE(value, this.at);
+		this.at += 8;
 	}
 
 	/** All of `bytes` (a field written before, in full). */

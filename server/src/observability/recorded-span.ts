@@ -23,8 +23,8 @@ function nowMs(): number {
 
 /**
  * A span whose name and attributes follow from a few fields its caller sets: the two spans the
- * server starts most (a request's, a delivery attempt's). It is written as a fixed record, with
- * no attributes map to build and walk, and the export side names its attributes (span-records.ts).
+ * server starts most (a request's, a delivery attempt's). It is written from those fields, with no
+ * attributes map to build and walk (span-records.ts).
  * Its context is the parent of the spans started under it. Without a sink (traces not exported,
  * or not sampled by the caller) it is only its ids.
  */

@@ -31,8 +31,8 @@ interface Channel {
 /**
  * Where spans are exported from when the server runs on threads: a thread of its own
  * (./span-export-worker.ts, at `workerUrl`), which reads the spans each thread writes into its
- * ring: encoded and sent on the thread that answers requests, they took about half of what tracing
- * cost it (docs/performance.md).
+ * ring and sends them: sent from the thread that answers requests, exports took about half of what
+ * tracing cost it (docs/performance.md).
  *
  * Each writing thread's port (`port`) ends here, and its messages are passed on: a thread that dies
  * is logged and started again (RestartPolicy), and the new one is handed every ring, and every

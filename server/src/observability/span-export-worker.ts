@@ -1,7 +1,7 @@
-// The span export thread (./span-export-thread.ts starts it): it turns every thread's spans into
-// OTLP exports and sends them, so that no request, and no delivery, spends its time on either.
-// Each thread writes its ended spans into a ring of shared memory and hands it over
-// (./span-export.ts); one exporter reads them all.
+// The span export thread (./span-export-thread.ts starts it): it puts every thread's spans
+// together into OTLP exports and sends them, so that no request, and no delivery, spends its time
+// on either. Each thread writes its ended spans, in OTLP's protobuf, into a ring of shared memory
+// and hands it over (./span-export.ts); one exporter reads them all.
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThisThreadsPriority } from '../lib/thread-priority.ts';
 import { OtlpExporter } from './otlp-exporter.ts';
@@ -15,7 +15,7 @@ import { SpansLost } from './spans-lost.ts';
 
 /**
  * Nice levels below the threads that answer requests and deliver: when the CPU is short, spans
- * wait in their rings (8 MiB each) rather than requests waiting. At this level it still gets about
+ * wait in their rings (16 MiB each) rather than requests waiting. At this level it still gets about
  * a tenth of a contended core, several times what exporting 13,000 spans a second takes.
  */
 const BELOW_THE_SERVER = 10;

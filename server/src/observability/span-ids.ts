@@ -13,7 +13,7 @@ let pool = Buffer.allocUnsafeSlow(POOL_BYTES);
 let poolAt = POOL_BYTES;
 
 /**
- * A span's ids, kept as bytes in the order a span record holds them (span-records.ts), and given
+ * A span's ids, kept as bytes and copied as they are into its OTLP span (span-records.ts), and given
  * in hex only when something asks (a `traceparent` to send, a test): most spans are written into
  * their ring and never read in hex, and making and decoding hex cost a request's span more than
  * the rest of its recording.
@@ -101,11 +101,25 @@ export class SpanIds implements SpanContext {
 		return this.hasParent ? this.#hex(PARENT_SPAN_ID, 8) : undefined;
 	}
 
-	/** Its 32 bytes into `target` at `at`: trace id, span id, parent span id (zeros when none). */
-	copyTo(target: Uint8Array, at: number): void {
+	/** Its trace id's 16 bytes into `target` at `at` (a write past its end is not made). */
+	copyTraceId(target: Uint8Array, at: number): void {
+		this.#copy(TRACE_ID, 16, target, at);
+	}
+
+	/** Its span id's 8 bytes into `target` at `at`. */
+	copySpanId(target: Uint8Array, at: number): void {
+		this.#copy(SPAN_ID, 8, target, at);
+	}
+
+	/** Its parent span id's 8 bytes (zeros when none) into `target` at `at`. */
+	copyParentSpanId(target: Uint8Array, at: number): void {
+		this.#copy(PARENT_SPAN_ID, 8, target, at);
+	}
+
+	#copy(offset: number, length: number, target: Uint8Array, at: number): void {
 		const bytes = this.#bytes;
-		const from = this.#at;
-		for (let index = 0; index < IDS_BYTES; index++) target[at + index] = bytes[from + index];
+		const from = this.#at + offset;
+		for (let index = 0; index < length; index++) target[at + index] = bytes[from + index];
 	}
 
 	#hex(offset: number, length: number): string {

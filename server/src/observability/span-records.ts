@@ -1,4 +1,6 @@
 import { SpanKind, SpanStatusCode, type AttributeValue } from '@opentelemetry/api';
+import { ANY_VALUE, FIRST, SECOND, SPAN, STATUS_CODE } from './otlp-protobuf.ts';
+import { ProtobufBody } from './protobuf-body.ts';
 import {
 	AttemptSpan,
 	RequestSpan,
@@ -10,49 +12,41 @@ import type { SpanIds } from './span-ids.ts';
 import { RingWriter } from './span-ring.ts';
 
 /**
- * A record: its type, the span's kind, flags, status code, ids (bytes), times (float64), its
- * `tracestate`, then what its type holds (written by `SpanRecorder`, read by otlp-protobuf.ts).
- * Strings are a uint32 of UTF-8 bytes and those bytes; numbers float64, little-endian.
+ * The attribute keys the server's spans use, each written once as its field of a `KeyValue` and
+ * copied from there.
  */
-export const RECORD = {
-	type: 0,
-	kind: 1,
-	flags: 2,
-	statusCode: 3,
-	traceId: 4,
-	spanId: 20,
-	parentSpanId: 28,
-	times: 36,
-	strings: 52,
+const KEY_FIELDS = new Map(
+	[
+		'http.request.method',
+		'http.route',
+		'http.response.status_code',
+		'server.address',
+		'traininglab.attempt',
+		'traininglab.delivery.id',
+		'traininglab.event.id',
+		'traininglab.event.type',
+		'traininglab.outcome',
+		'traininglab.webhook.id',
+	].map((key) => [key, Buffer.from([FIRST, key.length, ...Buffer.from(key, 'ascii')])]),
+);
+const keyField = (key: string) => KEY_FIELDS.get(key)!;
+const METHOD = keyField('http.request.method');
+const ROUTE = keyField('http.route');
+const STATUS = keyField('http.response.status_code');
+const ATTEMPT = {
+	deliveryId: keyField('traininglab.delivery.id'),
+	webhookId: keyField('traininglab.webhook.id'),
+	eventType: keyField('traininglab.event.type'),
+	attempt: keyField('traininglab.attempt'),
+	host: keyField('server.address'),
+	outcome: keyField('traininglab.outcome'),
 };
-/** A span's name, status message and attributes. */
-export const SPAN = 1;
-/** A request span's method, route and status code (recorded-span.ts, RequestSpan). */
-export const REQUEST = 2;
-/**
- * A delivery attempt's event type, delivery id, webhook id, host, outcome and error (strings), its
- * attempt and status code (0: none) as uint32 (recorded-span.ts, AttemptSpan).
- */
-export const ATTEMPT = 3;
-export const HAS_PARENT = 1;
-export const VALUE = { string: 1, boolean: 2, number: 3, array: 4 };
-/**
- * The attribute keys the server's spans use: a record names one by its number (from 1), one byte
- * instead of its 10 to 25; any other key is written out after a 0.
- */
-export const KNOWN_KEYS = [
-	'http.request.method',
-	'http.route',
-	'http.response.status_code',
-	'server.address',
-	'traininglab.attempt',
-	'traininglab.delivery.id',
-	'traininglab.event.id',
-	'traininglab.event.type',
-	'traininglab.outcome',
-	'traininglab.webhook.id',
-] as const;
-const KEY_NUMBERS = new Map<string, number>(KNOWN_KEYS.map((key, index) => [key, index + 1]));
+const DELIVER = Buffer.from('deliver ', 'ascii');
+/** OTLP's first span kind, SPAN_KIND_INTERNAL, is 1 where OpenTelemetry's API counts from 0. */
+const KIND_OFFSET = 1;
+const TWO_TO_63 = 2 ** 63;
+/** Bytes kept for a span's length: 16 KiB, more than any request's or attempt's span takes. */
+const SPAN_LENGTH_BYTES = 2;
 
 /**
  * Ended spans are written this many at a time, in one loop: written one by one as each request
@@ -62,18 +56,23 @@ const KEY_NUMBERS = new Map<string, number>(KNOWN_KEYS.map((key, index) => [key,
 const WRITE_EVERY = 64;
 /** Fewer are written within this long of the first one's end. */
 const WRITE_WITHIN_MS = 100;
+/** Room for the spans written at once; a larger span gets room of its own, let go once written. */
+const WRITE_BYTES = 256 * 1024;
 
 /**
- * The writing side (a thread's spans): each ended span becomes a record in its ring, in one pass
- * with nothing allocated. Turning it into OTLP is the export side's work (otlp-exporter.ts).
+ * The writing side (a thread's spans): each ended span is written in OTLP's protobuf, as the field
+ * of `ScopeSpans` that holds it, and the spans into the thread's ring, in one pass with nothing
+ * allocated. The export side only puts them together, in batches (otlp-exporter.ts): encoding
+ * there took a thread that wakes once a second, with cold caches, two or three times as long.
  */
 export class SpanRecorder implements SpanSink {
 	readonly #ring: RingWriter;
 	/** Spans ended and not yet written: fewer than WRITE_EVERY. */
 	readonly #ended: (RecordedSpan | FieldSpan)[] = [];
+	/** Where each span written into `#out` ends. */
+	readonly #ends: number[] = [];
 	#timer: NodeJS.Timeout | undefined;
-	#record = Buffer.alloc(64 * 1024);
-	#at = 0;
+	#out = new ProtobufBody(WRITE_BYTES);
 
 	constructor(ring: SharedArrayBuffer) {
 		this.#ring = new RingWriter(ring);
@@ -99,11 +98,21 @@ export class SpanRecorder implements SpanSink {
 		const ended = this.#ended;
 		for (let index = 0; index < ended.length; index++) {
 			const span = ended[index];
-			if (span instanceof RequestSpan) this.#writeRequest(span);
-			else if (span instanceof AttemptSpan) this.#writeAttempt(span);
-			else this.#writeSpan(span as RecordedSpan);
+			const from = this.#out.at;
+			this.#write(span);
+			if (this.#out.fits()) this.#ends.push(this.#out.at);
+			else {
+				// No room left: what is written goes first, then the span alone, in room enough for it.
+				const needed = this.#out.at - from;
+				this.#out.at = from;
+				this.#toRing();
+				if (needed > this.#out.body.length) this.#out = new ProtobufBody(needed);
+				this.#write(span);
+				this.#ends.push(this.#out.at);
+			}
 		}
 		ended.length = 0;
+		this.#toRing();
 	}
 
 	#add(span: RecordedSpan | FieldSpan): void {
@@ -112,144 +121,182 @@ export class SpanRecorder implements SpanSink {
 		else if (waiting === 1) this.#timer = setTimeout(() => this.flush(), WRITE_WITHIN_MS).unref();
 	}
 
+	/** The spans written so far into the ring: all at once, or those that fit one by one. */
+	#toRing(): void {
+		const out = this.#out;
+		const ends = this.#ends;
+		if (out.at <= this.#ring.free()) this.#ring.write(out.body, 0, out.at, ends.length);
+		else {
+			let from = 0;
+			for (const end of ends) {
+				this.#ring.write(out.body, from, end - from, 1);
+				from = end;
+			}
+		}
+		ends.length = 0;
+		out.at = 0;
+		if (out.body.length > WRITE_BYTES) this.#out = new ProtobufBody(WRITE_BYTES);
+	}
+
+	#write(span: RecordedSpan | FieldSpan): void {
+		if (span instanceof RequestSpan) this.#writeRequest(span);
+		else if (span instanceof AttemptSpan) this.#writeAttempt(span);
+		else this.#writeSpan(span as RecordedSpan);
+	}
+
+	/** A request span: `METHOD /route`, with its method, route and status as attributes. */
+	#writeRequest(span: RequestSpan): void {
+		const out = this.#out;
+		const spanAt = this.#ids(span.spanContext());
+		const { method, route } = span;
+		const nameAt = out.open(SPAN.name, 1);
+		out.utf8(method);
+		if (route) {
+			out.byte(0x20); // a space
+			out.utf8(route);
+		}
+		out.close(nameAt, 1);
+		this.#kindAndTimes(SpanKind.SERVER, span.startTime, span.endTime);
+		this.#stringAttribute(METHOD, method);
+		if (route) this.#stringAttribute(ROUTE, route);
+		this.#intAttribute(STATUS, span.statusCode);
+		if (span.statusCode >= 500) this.#status(SpanStatusCode.ERROR, '');
+		out.close(spanAt, SPAN_LENGTH_BYTES);
+	}
+
+	/** A delivery attempt's span: `deliver <event type>`, an error with its message unless delivered. */
+	#writeAttempt(span: AttemptSpan): void {
+		const out = this.#out;
+		const spanAt = this.#ids(span.spanContext());
+		const { of } = span;
+		const nameAt = out.open(SPAN.name, 1);
+		out.append(DELIVER);
+		out.utf8(of.eventType);
+		out.close(nameAt, 1);
+		this.#kindAndTimes(SpanKind.CLIENT, span.startTime, span.endTime);
+		this.#stringAttribute(ATTEMPT.deliveryId, of.deliveryId);
+		this.#stringAttribute(ATTEMPT.webhookId, of.webhookId);
+		this.#stringAttribute(ATTEMPT.eventType, of.eventType);
+		this.#intAttribute(ATTEMPT.attempt, of.attempt);
+		this.#stringAttribute(ATTEMPT.host, of.host);
+		this.#stringAttribute(ATTEMPT.outcome, span.outcome);
+		if (span.statusCode) this.#intAttribute(STATUS, span.statusCode);
+		if (span.error !== null) this.#status(SpanStatusCode.ERROR, span.error);
+		out.close(spanAt, SPAN_LENGTH_BYTES);
+	}
+
+	/** Any other span: its name, kind, attributes and status as they are. */
 	#writeSpan(span: RecordedSpan): void {
-		this.#head(
-			SPAN,
-			span.kind,
-			span.status.code,
-			span.spanContext(),
-			span.startTime,
-			span.endTime!,
-		);
-		this.#string(span.name);
-		this.#string(span.status.message ?? '');
+		const out = this.#out;
+		const spanAt = this.#ids(span.spanContext());
+		out.string(SPAN.name, span.name);
+		this.#kindAndTimes(span.kind, span.startTime, span.endTime!);
 		const { attributes } = span;
-		this.#room(4);
-		const countAt = this.#at;
-		this.#at += 4;
-		let count = 0;
 		for (const key in attributes) {
 			const value = attributes[key];
 			if (value === undefined || value === null) continue;
-			const known = KEY_NUMBERS.get(key) ?? 0;
-			this.#room(1);
-			this.#record[this.#at++] = known;
-			if (!known) this.#string(key);
-			this.#value(value);
-			count++;
+			const keyValueAt = out.open(SPAN.attribute, 1);
+			const known = KEY_FIELDS.get(key);
+			if (known) out.append(known);
+			else out.string(FIRST, key);
+			const valueAt = out.open(SECOND, 1);
+			this.#anyValue(value);
+			out.close(valueAt, 1);
+			out.close(keyValueAt, 1);
 		}
-		uint32At(this.#record, countAt, count);
-		this.#ring.write(this.#record, this.#at);
+		const { code, message = '' } = span.status;
+		if (code || message) this.#status(code, message);
+		out.close(spanAt, SPAN_LENGTH_BYTES);
 	}
 
-	#writeRequest(span: RequestSpan): void {
-		const error = span.statusCode >= 500 ? SpanStatusCode.ERROR : SpanStatusCode.UNSET;
-		this.#head(REQUEST, SpanKind.SERVER, error, span.spanContext(), span.startTime, span.endTime);
-		this.#string(span.method);
-		this.#string(span.route ?? '');
-		this.#room(4);
-		uint32At(this.#record, this.#at, span.statusCode);
-		this.#at += 4;
-		this.#ring.write(this.#record, this.#at);
-	}
-
-	#writeAttempt(span: AttemptSpan): void {
-		const error = span.error === null ? SpanStatusCode.UNSET : SpanStatusCode.ERROR;
-		this.#head(ATTEMPT, SpanKind.CLIENT, error, span.spanContext(), span.startTime, span.endTime);
-		const { of } = span;
-		this.#string(of.eventType);
-		this.#string(of.deliveryId);
-		this.#string(of.webhookId);
-		this.#string(of.host);
-		this.#string(span.outcome);
-		this.#string(span.error ?? '');
-		this.#room(8);
-		uint32At(this.#record, this.#at, of.attempt);
-		uint32At(this.#record, this.#at + 4, span.statusCode ?? 0);
-		this.#at += 8;
-		this.#ring.write(this.#record, this.#at);
-	}
-
-	/** What every record starts with: up to its `tracestate` (RECORD). */
-	#head(
-		type: number,
-		kind: SpanKind,
-		code: SpanStatusCode,
-		ids: SpanIds,
-		start: number,
-		end: number,
-	): void {
-		const record = this.#record;
-		record[RECORD.type] = type;
-		record[RECORD.kind] = kind;
-		record[RECORD.flags] = ids.hasParent ? HAS_PARENT : 0;
-		record[RECORD.statusCode] = code;
-		ids.copyTo(record, RECORD.traceId);
-		record.writeDoubleLE(start, RECORD.times);
-		record.writeDoubleLE(end, RECORD.times + 8);
-		this.#at = RECORD.strings;
-		this.#string(ids.traceState?.serialize() ?? '');
-	}
-
-	/** Room for `bytes` more: the record grows for a span larger than any so far. */
-	#room(bytes: number): void {
-		if (this.#at + bytes <= this.#record.length) return;
-		const larger = Buffer.alloc(Math.max(2 * this.#record.length, this.#at + bytes));
-		this.#record.copy(larger, 0, 0, this.#at);
-		this.#record = larger;
-	}
-
-	/** Its UTF-8 bytes, ASCII a character at a time (most strings here are short and ASCII). */
-	#string(value: string): void {
-		const length = value.length;
-		this.#room(4 + 3 * length);
-		const record = this.#record;
-		let at = this.#at + 4;
-		for (let index = 0; index < length; index++) {
-			const code = value.charCodeAt(index);
-			if (code >= 0x80) {
-				at = this.#at + 4 + record.write(value, this.#at + 4, 'utf8');
-				break;
-			}
-			record[at++] = code;
+	/** Opens the span's field, and writes its ids and `tracestate`; returns where its length goes. */
+	#ids(ids: SpanIds): number {
+		const out = this.#out;
+		const spanAt = out.open(SECOND, SPAN_LENGTH_BYTES);
+		out.byte(FIRST);
+		out.byte(16);
+		ids.copyTraceId(out.body, out.at);
+		out.at += 16;
+		out.byte(SECOND);
+		out.byte(8);
+		ids.copySpanId(out.body, out.at);
+		out.at += 8;
+		const traceState = ids.traceState?.serialize();
+		if (traceState) out.string(SPAN.traceState, traceState);
+		if (ids.hasParent) {
+			out.byte(SPAN.parentSpanId);
+			out.byte(8);
+			ids.copyParentSpanId(out.body, out.at);
+			out.at += 8;
 		}
-		uint32At(record, this.#at, at - this.#at - 4);
-		this.#at = at;
+		return spanAt;
 	}
 
-	#value(value: AttributeValue): void {
-		this.#room(1 + 8 + 4);
-		const record = this.#record;
-		if (typeof value === 'string') {
-			record[this.#at++] = VALUE.string;
-			this.#string(value);
-		} else if (typeof value === 'boolean') {
-			record[this.#at++] = VALUE.boolean;
-			record[this.#at++] = value ? 1 : 0;
+	#kindAndTimes(kind: SpanKind, start: number, end: number): void {
+		const out = this.#out;
+		out.byte(SPAN.kind);
+		out.byte(kind + KIND_OFFSET);
+		out.time(SPAN.startTime, start);
+		out.time(SPAN.endTime, end);
+	}
+
+	/** An attribute whose key field is `key` and whose value is a string. */
+	#stringAttribute(key: Buffer, value: string): void {
+		const out = this.#out;
+		const keyValueAt = out.open(SPAN.attribute, 1);
+		out.append(key);
+		const valueAt = out.open(SECOND, 1);
+		out.string(FIRST, value);
+		out.close(valueAt, 1);
+		out.close(keyValueAt, 1);
+	}
+
+	/** An attribute whose key field is `key` and whose value is a non-negative integer. */
+	#intAttribute(key: Buffer, value: number): void {
+		const out = this.#out;
+		const keyValueAt = out.open(SPAN.attribute, 1);
+		out.append(key);
+		const valueAt = out.open(SECOND, 1);
+		out.byte(ANY_VALUE.int);
+		out.varint(value);
+		out.close(valueAt, 1);
+		out.close(keyValueAt, 1);
+	}
+
+	#status(code: SpanStatusCode, message: string): void {
+		const out = this.#out;
+		const statusAt = out.open(SPAN.status, 1);
+		if (message) out.string(SECOND, message);
+		out.byte(STATUS_CODE);
+		out.byte(code);
+		out.close(statusAt, 1);
+	}
+
+	/** An attribute's value as OTLP's `AnyValue`: integers as int64, other numbers as doubles. */
+	#anyValue(value: AttributeValue): void {
+		const out = this.#out;
+		if (typeof value === 'string') out.string(FIRST, value);
+		else if (typeof value === 'boolean') {
+			out.byte(ANY_VALUE.bool);
+			out.byte(value ? 1 : 0);
 		} else if (typeof value === 'number') {
-			record[this.#at++] = VALUE.number;
-			record.writeDoubleLE(value, this.#at);
-			this.#at += 8;
+			if (Number.isInteger(value) && Math.abs(value) < TWO_TO_63) {
+				out.byte(ANY_VALUE.int);
+				if (value >= 0 && value <= Number.MAX_SAFE_INTEGER) out.varint(value);
+				else out.int64(value);
+			} else {
+				out.byte(ANY_VALUE.double);
+				out.double(value);
+			}
 		} else {
-			record[this.#at++] = VALUE.array;
-			// Room for the count: #room(13) above.
-			const countAt = this.#at;
-			this.#at += 4;
-			let count = 0;
+			const arrayAt = out.open(ANY_VALUE.array, 1);
 			for (const item of value as ReadonlyArray<string | number | boolean | null | undefined>) {
 				if (item === null || item === undefined) continue;
-				this.#value(item);
-				count++;
+				const itemAt = out.open(FIRST, 1);
+				this.#anyValue(item);
+				out.close(itemAt, 1);
 			}
-			uint32At(this.#record, countAt, count);
+			out.close(arrayAt, 1);
 		}
 	}
-}
-
-/** A uint32, little-endian, stored a byte at a time: cheaper here than Buffer's checked writes. */
-function uint32At(record: Buffer, at: number, value: number): void {
-	record[at] = value;
-	record[at + 1] = value >>> 8;
-	record[at + 2] = value >>> 16;
-	record[at + 3] = value >>> 24;
 }
