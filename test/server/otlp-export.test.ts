@@ -56,6 +56,9 @@ async function startCollector() {
 	};
 }
 
+/** A ring smaller than a server's, larger than a batch: the tests that fill one fill this. */
+const SMALL_RING = 4 * 1024 * 1024;
+
 /** OTLP's nanoseconds for a span time in milliseconds, to the microsecond. */
 const nanos = (ms: number) => String(BigInt(Math.round(ms * 1000)) * 1000n);
 
@@ -71,12 +74,15 @@ function expectedValue(value: AttributeValue): AnyValue {
 	return { arrayValue: { values: items.map((item) => expectedValue(item as AttributeValue)) } };
 }
 
-/** An exporter to the collector at `origin`, and the recorder of a thread whose ring it reads. */
-function exporting(origin: string, serviceName = 'api') {
+/**
+ * An exporter to the collector at `origin`, and the recorder of a thread whose ring (of
+ * `ringBytes`) it reads.
+ */
+function exporting(origin: string, serviceName = 'api', ringBytes = RING_BYTES) {
 	const exporter = new OtlpExporter(sendOverHttp({ url: `${origin}/v1/traces`, headers: {} }), {
 		resource: { 'service.name': serviceName },
 	});
-	const ring = spanRing();
+	const ring = spanRing(ringBytes);
 	exporter.read(ring);
 	return { exporter, recorder: new SpanRecorder(ring) };
 }
@@ -367,12 +373,12 @@ it('decodes back whatever the attributes hold, across batches', async () => {
 
 it('sends at most 2,048 spans an export, a span larger than a batch whole, and drops one larger than its ring', async () => {
 	const collector = await startCollector();
-	const { exporter, recorder } = exporting(collector.url);
+	const { exporter, recorder } = exporting(collector.url, 'api', SMALL_RING);
 	// 1.2 MB, past a batch's 1 MiB.
 	const large = 'ü'.repeat(600_000);
 	for (let index = 0; index < 5000; index++)
 		recorded(recorder, `span ${index}`, index, index === 700 ? { large } : {}).end();
-	recorded(recorder, 'too large', 5000, { text: 'x'.repeat(RING_BYTES) }).end();
+	recorded(recorder, 'too large', 5000, { text: 'x'.repeat(SMALL_RING) }).end();
 	recorded(recorder, 'after', 5001).end();
 	recorder.flush();
 	await exporter.stop();
@@ -392,10 +398,10 @@ it('sends at most 2,048 spans an export, a span larger than a batch whole, and d
 
 it('drops the spans a full ring has no room for, and sends those it holds and the ones after', async () => {
 	const collector = await startCollector();
-	const { exporter, recorder } = exporting(collector.url);
+	const { exporter, recorder } = exporting(collector.url, 'api', SMALL_RING);
 	// In one turn of the event loop, so that the exporter reads none of them: more than the ring
 	// holds (each span takes more than 32 bytes: its ids alone do).
-	const written = RING_BYTES / 32;
+	const written = SMALL_RING / 32;
 	for (let index = 0; index < written; index++) recorded(recorder, `span ${index}`, index).end();
 	recorder.flush();
 	const dropped = recorder.dropped;
