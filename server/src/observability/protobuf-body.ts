@@ -3,7 +3,7 @@ const TWO_TO_32 = 2 ** 32;
 const SHORT_COPY = 24;
 
 /**
- * A protobuf message written by hand into `body`, from `at`: varints, fixed-width numbers, and
+ * A protobuf message written by hand into `body`, from its start: varints, fixed-width numbers, and
  * length-delimited fields whose length is fixed up once their content is written. A write past the
  * body's end is not made, but `at` still moves past the end: whoever writes a message checks `at`
  * once it is complete, and takes the message back if it did not fit.
@@ -13,9 +13,9 @@ export class ProtobufBody {
 	/** Where the next byte goes. */
 	at: number;
 
-	constructor(bytes: number, at = 0) {
+	constructor(bytes: number) {
 		this.body = Buffer.allocUnsafe(bytes);
-		this.at = at;
+		this.at = 0;
 	}
 
 	/** True when everything written so far fits. */
@@ -57,19 +57,12 @@ export class ProtobufBody {
 		writeVarint(this.body, lengthAt, length);
 	}
 
-	/** A length-delimited field: `length` bytes of `source`, from `from`. */
-	field(fieldTag: number, source: Buffer, from: number, length: number): void {
-		this.byte(fieldTag);
-		this.varint(length);
-		this.copy(source, from, length);
-	}
-
 	/** `length` bytes of `source`, from `from`. */
 	copy(source: Buffer, from: number, length: number): void {
 		const { body, at } = this;
 		if (at + length <= body.length) {
-			// Ids, methods and routes: a loop is cheaper than a call into Buffer's native copy (~30 ns)
-			// for fewer than about 24 bytes.
+			// Attribute keys and name prefixes: a loop is cheaper than a call into Buffer's native
+			// copy (~30 ns) for fewer than about 24 bytes.
 			if (length < SHORT_COPY)
 				for (let index = 0; index < length; index++) body[at + index] = source[from + index];
 			else source.copy(body, at, from, from + length);
