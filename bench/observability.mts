@@ -7,6 +7,14 @@ import { spawnServer } from '../tooling/api/server-process.ts';
 import { parseExposition, total } from '../tooling/prometheus-text.ts';
 import { load } from './load.mts';
 import { startGatedReceiver } from './gated-receiver.mts';
+import {
+	addTimes,
+	noThreadTimes,
+	THREAD_KINDS,
+	threadTimes,
+	timesBetween,
+	type ThreadTimes,
+} from './thread-times.mts';
 import { inTurns } from './turns.mts';
 import {
 	api,
@@ -33,6 +41,12 @@ export interface ObservabilityRow {
 	 * median ÷ the first's), an A/A comparison: what this run cannot tell apart.
 	 */
 	apart: { off: number; on: number };
+	/**
+	 * CPU time a request or delivery, in µs, of each kind of the servers' threads (thread-times.mts),
+	 * off and on: over all the readings of each mode. Unlike throughput, it does not follow the
+	 * machine's speed only: where on spends more, and on which thread.
+	 */
+	cpu: { off: ThreadTimes; on: ThreadTimes };
 }
 
 /** The scraper's interval: once a second of a server's running, since it runs half the time. */
@@ -148,16 +162,25 @@ export async function benchObservability(options: {
 	type Server = Awaited<ReturnType<typeof start>>;
 	/** A cell: `count` loads `server` for `seconds`, and answers the requests or deliveries done. */
 	type Cell = { cell: string; count: (server: Server, seconds: number) => Promise<number> };
-	/** Requests or deliveries per second of running of `pair`, loaded together while taking turns. */
+	/**
+	 * `pair`, loaded together while taking turns: each one's requests or deliveries per second of
+	 * running, how many it did, and the CPU time its threads spent meanwhile.
+	 */
 	const readPair = async (pair: readonly [Server, Server], cell: Cell, seconds: number) => {
 		const scraped = pair.filter((server) => server.mode === 'on');
 		for (const { metricsUrl } of scraped)
 			peer.send({ scrape: { url: metricsUrl, token: TOKEN, everyMs: SCRAPE_EVERY_MS } });
 		try {
-			const { result, ran } = await inTurns([pair[0].child.pid!, pair[1].child.pid!], () =>
+			const pids = [pair[0].child.pid!, pair[1].child.pid!] as const;
+			const before = pids.map(threadTimes);
+			const { result, ran } = await inTurns(pids, () =>
 				Promise.all(pair.map((server) => cell.count(server, seconds))),
 			);
-			return [result[0] / ran[0], result[1] / ran[1]] as const;
+			return pids.map((pid, index) => ({
+				rate: result[index] / ran[index],
+				done: result[index],
+				cpu: timesBetween(before[index], threadTimes(pid)),
+			}));
 		} finally {
 			for (const { metricsUrl } of scraped) peer.send({ unscrape: metricsUrl });
 		}
@@ -174,7 +197,13 @@ export async function benchObservability(options: {
 			off: [] as number[],
 			on: [] as number[],
 			apart: { off: [[], []] as number[][], on: [[], []] as number[][] },
+			/** Each mode's CPU time (ns) and requests or deliveries, over all its readings. */
+			cpu: {
+				off: { times: noThreadTimes(), done: 0 },
+				on: { times: noThreadTimes(), done: 0 },
+			},
 		}));
+		type Reading = Awaited<ReturnType<typeof readPair>>[number];
 		const fleet = ['off', 'on', 'off', 'on'] as const;
 		for (let round = 0; round < options.rounds; round++) {
 			// Started in a rotating order: of four servers alike, started one after another, the first
@@ -195,16 +224,23 @@ export async function benchObservability(options: {
 						await readPair(pair, cell, 2 * warmUpSeconds);
 				for (const [index, cell] of cells.entries()) {
 					const cellReadings = readings[index];
+					const count = (server: Server, { cpu, done }: Reading) => {
+						const total = cellReadings.cpu[server.mode];
+						addTimes(total.times, cpu);
+						total.done += done;
+					};
 					for (const first of [true, false]) {
 						for (const [off, on] of [
 							[off0, on0],
 							[off1, on1],
 						] as const) {
-							const [offRate, onRate] = first
+							const [offReading, onReading] = first
 								? await readPair([off, on], cell, options.seconds)
 								: (await readPair([on, off], cell, options.seconds)).toReversed();
-							cellReadings.off.push(offRate);
-							cellReadings.on.push(onRate);
+							cellReadings.off.push(offReading.rate);
+							cellReadings.on.push(onReading.rate);
+							count(off, offReading);
+							count(on, onReading);
 						}
 						for (const [mode, twins] of [
 							['off', [off0, off1]],
@@ -213,8 +249,10 @@ export async function benchObservability(options: {
 							const [a, b] = first
 								? await readPair(twins, cell, options.seconds)
 								: (await readPair([twins[1], twins[0]], cell, options.seconds)).toReversed();
-							cellReadings.apart[mode][0].push(a);
-							cellReadings.apart[mode][1].push(b);
+							cellReadings.apart[mode][0].push(a.rate);
+							cellReadings.apart[mode][1].push(b.rate);
+							count(twins[0], a);
+							count(twins[1], b);
 						}
 					}
 				}
@@ -223,13 +261,19 @@ export async function benchObservability(options: {
 			}
 		}
 		return cells.map(({ cell }, index) => {
-			const { off, on, apart } = readings[index];
+			const { off, on, apart, cpu } = readings[index];
 			const ratio = ([first, second]: number[][]) => median(second) / median(first);
+			const microsecondsEach = ({ times, done }: { times: ThreadTimes; done: number }) => {
+				const each = noThreadTimes();
+				for (const kind of THREAD_KINDS) each[kind] = times[kind] / 1000 / done;
+				return each;
+			};
 			return {
 				cell,
 				off: Math.round(median(off)),
 				on: Math.round(median(on)),
 				apart: { off: ratio(apart.off), on: ratio(apart.on) },
+				cpu: { off: microsecondsEach(cpu.off), on: microsecondsEach(cpu.on) },
 			};
 		});
 	};

@@ -4,7 +4,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BOUNDS } from '../server/src/schemas/bounds.ts';
 import { benchConsole } from './console.mts';
-import { benchObservability } from './observability.mts';
+import { benchObservability, type ObservabilityRow } from './observability.mts';
+import { THREAD_KINDS } from './thread-times.mts';
 import { benchScaling } from './scaling.mts';
 import { median, ROOT, SMOKE } from './support.mts';
 import { benchThroughput } from './throughput.mts';
@@ -127,13 +128,20 @@ const observabilityOptions = SMOKE
 console.error(
 	`metrics (scraped every second) and traces (exported) on, against off: ${observabilityOptions.rounds} rounds of four fresh servers, two of each, read in pairs that take turns on one CPU, ${observabilityOptions.seconds} s a reading, per request cell at ${observabilityOptions.connections} connections and of delivery from a backlog of ${observabilityOptions.backlog.toLocaleString('en')} to each, after ${observabilityOptions.warmUpSeconds} s of warm-up on each (${observabilityOptions.deliveryWarmUpSeconds} s for delivery)…`,
 );
+/** Each kind of thread's µs a request or delivery, off → on, where either spent any (Linux). */
+const cpuOffToOn = ({ off, on }: ObservabilityRow['cpu'], each: string) => {
+	const spent = THREAD_KINDS.filter((kind) => off[kind] + on[kind] >= 0.005);
+	return spent.length === 0
+		? ''
+		: `; CPU a ${each}, off → on: ${spent.map((kind) => `${kind} ${off[kind].toFixed(2)} → ${on[kind].toFixed(2)} µs`).join(', ')}`;
+};
 for (const row of await benchObservability(observabilityOptions)) {
 	const ratio = row.on / row.off;
 	const delivery = row.cell === 'webhook delivery';
 	const bound = delivery ? 0.95 : 0.97;
 	add(
 		`metrics and traces on: ${row.cell}${delivery ? '' : `, ${observabilityOptions.connections} conn.`}`,
-		`${row.on.toLocaleString('en')} ${delivery ? 'deliveries' : 'req'}/s on, ${row.off.toLocaleString('en')} off (${ratio.toFixed(3)} ×); two servers off read ${row.apart.off.toFixed(3)} × apart, two on ${row.apart.on.toFixed(3)} ×`,
+		`${row.on.toLocaleString('en')} ${delivery ? 'deliveries' : 'req'}/s on, ${row.off.toLocaleString('en')} off (${ratio.toFixed(3)} ×); two servers off read ${row.apart.off.toFixed(3)} × apart, two on ${row.apart.on.toFixed(3)} ×${cpuOffToOn(row.cpu, delivery ? 'delivery' : 'request')}`,
 		`≥ ${bound} × off: ${ratio >= bound ? 'met' : 'MISSED'}`,
 	);
 }
