@@ -268,6 +268,11 @@ export class E2e {
 		);
 	}
 
+	/** n8n's Stop of an execution, as a person does it from the executions list. */
+	async stopByHand(executionId: string): Promise<void> {
+		await this.client.rest('POST', `/rest/executions/${executionId}/stop`);
+	}
+
 	/** n8n's retry of an execution, as a person does it from the executions list. */
 	async retryByHand(executionId: string): Promise<void> {
 		if (this.traits.retry === 'public-api')
