@@ -3,7 +3,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getPriority } from 'node:os';
+import { createContextKey, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { loadConfig } from '../../server/src/config.ts';
+import { Tracing } from '../../server/src/observability/tracing.ts';
 import { serverWithOrg, type TestOrg } from '../support/fixtures.ts';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { Receiver } from '../support/receiver.ts';
@@ -426,4 +428,28 @@ describe('traces without a collector', () => {
 			hanging.close();
 		}
 	}, 60_000);
+});
+
+describe("a request's context", () => {
+	it("answers OpenTelemetry's API as OpenTelemetry's own contexts do", () => {
+		const tracing = new Tracing();
+		const key = createContextKey('kept');
+		const parent = ROOT_CONTEXT.setValue(key, 'from the parent');
+		const span = tracing.startSpan('request', {}, parent);
+		const context = tracing.withSpan(parent, span);
+		expect(trace.getSpan(context)).toBe(span);
+		expect(context.getValue(key)).toBe('from the parent');
+
+		const child = tracing.startSpan('child', {}, context);
+		expect(child.spanContext().traceId).toBe(span.spanContext().traceId);
+		const nested = trace.setSpan(context, child);
+		expect(trace.getSpan(nested)).toBe(child);
+		expect(trace.getSpan(context)).toBe(span);
+
+		expect(trace.getSpan(trace.deleteSpan(nested))).toBeUndefined();
+		expect(nested.deleteValue(key).getValue(key)).toBeUndefined();
+		expect(nested.getValue(key)).toBe('from the parent');
+		expect(tracing.run(nested, () => trace.getSpan(tracing.active()))).toBe(child);
+		expect(trace.getSpan(tracing.active())).toBeUndefined();
+	});
 });

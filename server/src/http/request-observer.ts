@@ -1,16 +1,21 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { ServerMetrics } from '../observability/metrics.ts';
+import { epochMs } from '../observability/recorded-span.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import type { AnyRoute } from './route.ts';
 import { notedRoute } from './router.ts';
+
+/** Methods that change nothing (RFC 9110): what they do records no event. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Paths outside the API that keep their own name in the `route` label. */
 const OTHER_ROUTES = ['/healthz', '/metrics', '/console'];
 
 /**
- * What every request leaves behind, from one pair of listeners on its answer:
+ * What every request leaves behind, from one listener on its answer:
  * - with `tracing`, a server span, child of the caller's `traceparent` when it sends one; the
- *   handler runs in it, so that the events it records are spans of the same trace;
+ *   handler of a request that may change something runs in it, so that the events it records are
+ *   spans of the same trace;
  * - with `metrics`, its duration under its route template, once the answer has been handed to the
  *   socket (a request whose client went away first is not counted).
  * Both are named by the route template (never the path: no ids in span names or labels).
@@ -26,19 +31,18 @@ export function observeRequests(options: {
 	return (req: Request, res: Response, next: NextFunction): void => {
 		const started = performance.now();
 		const parent = tracing?.extract(req.headers);
-		const span = tracing?.startRequestSpan(req.method, parent!);
-		let ended = false;
-		const end = () => {
-			if (ended) return;
-			ended = true;
+		const span = tracing?.startRequestSpan(req.method, parent!, epochMs(started));
+		// 'close' comes once, after 'finish' or when the client went away first.
+		res.on('close', () => {
+			const ended = performance.now();
 			const route = notedRoute(res);
 			if (span) {
 				span.route = route;
 				span.statusCode = res.statusCode;
-				span.end();
+				span.end(epochMs(ended));
 			}
 			if (metrics && res.writableFinished) {
-				const seconds = (performance.now() - started) / 1000;
+				const seconds = (ended - started) / 1000;
 				// Requests refused before routing (a 429) are matched against the table.
 				metrics.request(
 					req.method,
@@ -47,10 +51,10 @@ export function observeRequests(options: {
 					seconds,
 				);
 			}
-		};
-		res.on('finish', end);
-		res.on('close', end);
-		if (tracing && span) tracing.run(tracing.withSpan(parent!, span), next);
+		});
+		// Only a change records events, whose spans are children of the request's.
+		if (tracing && span && !SAFE_METHODS.has(req.method))
+			tracing.run(tracing.withSpan(parent!, span), next);
 		else next();
 	};
 }

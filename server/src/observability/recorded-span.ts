@@ -16,9 +16,9 @@ export interface SpanSink {
 
 const TIME_ORIGIN = performance.timeOrigin;
 
-/** Now, in milliseconds since the Unix epoch, to the microsecond or better. */
-function nowMs(): number {
-	return TIME_ORIGIN + performance.now();
+/** `performance.now()`'s `at` (now by default), in milliseconds since the Unix epoch, to the microsecond or better. */
+export function epochMs(at = performance.now()): number {
+	return TIME_ORIGIN + at;
 }
 
 /**
@@ -29,24 +29,26 @@ function nowMs(): number {
  * or not sampled by the caller) it is only its ids.
  */
 export abstract class FieldSpan implements Span {
-	readonly startTime = nowMs();
+	/** Milliseconds since the Unix epoch. */
+	readonly startTime: number;
 	endTime = 0;
 	readonly #ids: SpanIds;
 	#sink: SpanSink | undefined;
 
-	constructor(ids: SpanIds, sink: SpanSink | undefined) {
+	constructor(ids: SpanIds, sink: SpanSink | undefined, startTime = epochMs()) {
 		this.#ids = ids;
 		this.#sink = sink;
+		this.startTime = startTime;
 	}
 
 	spanContext(): SpanIds {
 		return this.#ids;
 	}
 
-	/** Records it, with its fields as they are now; once. */
-	end(): void {
+	/** Records it, with its fields as they are now, as ended at `endTime` (now); once. */
+	end(endTime = epochMs()): void {
 		if (!this.#sink) return;
-		this.endTime = nowMs();
+		this.endTime = endTime;
 		this.#sink.fields(this);
 		this.#sink = undefined;
 	}
@@ -88,8 +90,8 @@ export class RequestSpan extends FieldSpan {
 	/** The answer's, once it has one. */
 	statusCode = 0;
 
-	constructor(method: string, ids: SpanIds, sink: SpanSink | undefined) {
-		super(ids, sink);
+	constructor(method: string, ids: SpanIds, sink: SpanSink | undefined, startTime?: number) {
+		super(ids, sink, startTime);
 		this.method = method;
 	}
 }
@@ -131,7 +133,7 @@ export class AttemptSpan extends FieldSpan {
 export class RecordedSpan implements Span {
 	readonly kind: SpanKind;
 	/** Milliseconds since the Unix epoch, to the microsecond or better. */
-	readonly startTime = nowMs();
+	readonly startTime = epochMs();
 	readonly attributes: Attributes;
 	name: string;
 	status: SpanStatus = { code: SpanStatusCode.UNSET };
@@ -180,7 +182,7 @@ export class RecordedSpan implements Span {
 
 	end(): void {
 		if (this.endTime !== undefined) return;
-		this.endTime = nowMs();
+		this.endTime = epochMs();
 		this.#sink.span(this);
 	}
 

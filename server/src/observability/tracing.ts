@@ -10,7 +10,7 @@ import {
 	type Context,
 	type Span,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AttemptSpan, RecordedSpan, RequestSpan, type AttemptOf } from './recorded-span.ts';
 import type { SpanExports } from './span-export.ts';
@@ -20,6 +20,37 @@ import { SpanRecorder } from './span-records.ts';
 export type { Context, Span };
 
 const SHUTDOWN_FLUSH_MS = 2000;
+
+/** The key of a context's span: OpenTelemetry's (`createContextKey`, a `Symbol.for`). */
+const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
+
+/**
+ * A context that is its parent with one more value: OpenTelemetry's own copies its parent's Map
+ * and makes three closures at each `setValue`, which every request paid for its one span.
+ */
+class ContextEntry implements Context {
+	readonly #parent: Context;
+	readonly #key: symbol;
+	readonly #value: unknown;
+
+	constructor(parent: Context, key: symbol, value: unknown) {
+		this.#parent = parent;
+		this.#key = key;
+		this.#value = value;
+	}
+
+	getValue(key: symbol): unknown {
+		return key === this.#key ? this.#value : this.#parent.getValue(key);
+	}
+
+	setValue(key: symbol, value: unknown): Context {
+		return new ContextEntry(this, key, value);
+	}
+
+	deleteValue(key: symbol): Context {
+		return new ContextEntry(this, key, undefined);
+	}
+}
 
 /** W3C trace context as it travels: the `traceparent` header and, when there is one, `tracestate`. */
 export interface TraceHeaders {
@@ -39,23 +70,22 @@ export interface TraceHeaders {
 export class Tracing {
 	readonly #exports: SpanExports | undefined;
 	readonly #recorder: SpanRecorder | undefined;
-	readonly #contexts = new AsyncLocalStorageContextManager();
+	readonly #contexts = new AsyncLocalStorage<Context>();
 	readonly #propagator = new W3CTraceContextPropagator();
 
 	constructor(options: { exports?: SpanExports } = {}) {
 		this.#exports = options.exports;
 		this.#recorder = options.exports && new SpanRecorder(options.exports.ring);
-		this.#contexts.enable();
 	}
 
 	/** The context of the code running now (the request's, inside its handler). */
 	active(): Context {
-		return this.#contexts.active();
+		return this.#contexts.getStore() ?? ROOT_CONTEXT;
 	}
 
 	/** Runs `work` with `context` as the active one, through its awaits. */
 	run<T>(context: Context, work: () => T): T {
-		return this.#contexts.with(context, work);
+		return this.#contexts.run(context, work);
 	}
 
 	/**
@@ -79,12 +109,12 @@ export class Tracing {
 	}
 
 	/**
-	 * The server span of a request (`method`), child of `parent` (what its W3C headers carry): set
-	 * its `route` and `statusCode`, then end it.
+	 * The server span of a request (`method`), child of `parent` (what its W3C headers carry), which
+	 * started at `startTime` (ms since the Unix epoch): set its `route` and `statusCode`, then end it.
 	 */
-	startRequestSpan(method: string, parent: Context): RequestSpan {
+	startRequestSpan(method: string, parent: Context, startTime: number): RequestSpan {
 		const { ids, recorder } = this.#idsUnder(parent);
-		return new RequestSpan(method, ids, recorder);
+		return new RequestSpan(method, ids, recorder, startTime);
 	}
 
 	/**
@@ -109,7 +139,7 @@ export class Tracing {
 
 	/** `parent` with `span` as its current span. */
 	withSpan(parent: Context, span: Span): Context {
-		return trace.setSpan(parent, span);
+		return new ContextEntry(parent, SPAN_KEY, span);
 	}
 
 	/** The context that incoming W3C headers carry (the root context when they carry none, or a malformed one). */
