@@ -371,24 +371,25 @@ it('decodes back whatever the attributes hold, across batches', async () => {
 	);
 });
 
-it('sends at most 2,048 spans an export, a span larger than a batch whole, and drops one larger than its ring', async () => {
+it('sends at most 8,192 spans an export, a span larger than a batch whole, and drops one larger than its ring', async () => {
 	const collector = await startCollector();
-	const { exporter, recorder } = exporting(collector.url, 'api', SMALL_RING);
-	// 1.2 MB, past a batch's 1 MiB.
-	const large = 'ü'.repeat(600_000);
-	for (let index = 0; index < 5000; index++)
+	const ring = 2 * SMALL_RING;
+	const { exporter, recorder } = exporting(collector.url, 'api', ring);
+	// 4.4 MB, past a batch's 4 MiB.
+	const large = 'ü'.repeat(2_200_000);
+	const count = 20_000;
+	for (let index = 0; index < count; index++)
 		recorded(recorder, `span ${index}`, index, index === 700 ? { large } : {}).end();
-	recorded(recorder, 'too large', 5000, { text: 'x'.repeat(SMALL_RING) }).end();
-	recorded(recorder, 'after', 5001).end();
+	recorded(recorder, 'too large', count, { text: 'x'.repeat(ring) }).end();
+	recorded(recorder, 'after', count + 1).end();
 	recorder.flush();
 	await exporter.stop();
 	collector.close();
 
-	expect(
-		collector.exports.every((body) => body.resourceSpans[0].scopeSpans[0].spans.length <= 2048),
-	).toBe(true);
+	const sizes = collector.exports.map((body) => body.resourceSpans[0].scopeSpans[0].spans.length);
+	expect(Math.max(...sizes)).toBe(8192);
 	const names = collector.spans().map((span) => span.name);
-	expect(names).toEqual([...Array.from({ length: 5000 }, (_, index) => `span ${index}`), 'after']);
+	expect(names).toEqual([...Array.from({ length: count }, (_, index) => `span ${index}`), 'after']);
 	expect(collector.spans()[700].attributes).toEqual([
 		{ key: 'large', value: { stringValue: large } },
 	]);

@@ -11,12 +11,16 @@ export type SendExport = (body: Buffer) => Promise<boolean>;
 
 /**
  * Spans one export carries: a full batch is sent at once. Each export costs the span export thread
- * and the collector a request: at 512 spans an export they spent 1.3 and 0.8 µs a `GET /me`, at
- * 2,048 0.4 and 0.6. During a drain both cores are busy, and that time is taken from deliveries.
+ * a request, whose code, run a few times a second, V8 never optimizes: at 512 spans an export the
+ * thread spent 1.3 µs a `GET /me`, at 2,048 0.49, at 8,192 0.25–0.30 (docs/performance.md). During
+ * a drain both cores are busy, and that time is taken from deliveries.
  */
-const MAX_BATCH = 2048;
-/** Room for one batch's spans: a request's span takes about 200 bytes; a batch that fills it is sent early. */
-const BATCH_BYTES = 1024 * 1024;
+const MAX_BATCH = 8192;
+/**
+ * Room for one batch's spans: a request's span takes about 160 bytes; a batch that fills it is sent
+ * early. An OpenTelemetry collector takes up to 20 MiB a request.
+ */
+const BATCH_BYTES = 4 * 1024 * 1024;
 /** Batches sent and kept to be filled again. */
 const SPARE_BATCHES = 2;
 /**
