@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
 	createTraceState,
+	isSpanContextValid,
 	SpanKind,
 	SpanStatusCode,
 	TraceFlags,
@@ -251,6 +252,34 @@ it("exports a request's span named by its method and route, with its status, cal
 			],
 		},
 	]);
+});
+
+it('exports a root request span with the ids it was asked for, or with ids of its own drawn as it is written', async () => {
+	const collector = await startCollector();
+	const { exporter, recorder } = exporting(collector.url);
+	const asked = new RequestSpan('POST', undefined, recorder);
+	const askedIds = asked.spanContext();
+	asked.end();
+	const read = Array.from({ length: 3 }, () => new RequestSpan('GET', undefined, recorder));
+	for (const span of read) span.end();
+	recorder.flush();
+	await exporter.stop();
+	collector.close();
+
+	const [first, ...others] = collector.spans();
+	expect([first.traceId, first.spanId, first.parentSpanId, first.name]).toEqual([
+		askedIds.traceId,
+		askedIds.spanId,
+		undefined,
+		'POST',
+	]);
+	expect(others.map(({ name, parentSpanId }) => [name, parentSpanId])).toEqual(
+		read.map(() => ['GET', undefined]),
+	);
+	for (const { traceId, spanId } of others)
+		expect(isSpanContextValid({ traceId, spanId, traceFlags: TraceFlags.SAMPLED })).toBe(true);
+	expect(new Set(collector.spans().map((span) => span.traceId)).size).toBe(4);
+	expect(new Set(collector.spans().map((span) => span.spanId)).size).toBe(4);
 });
 
 it("exports a delivery attempt's span with its outcome, and the error of one that failed", async () => {

@@ -68,3 +68,18 @@ it('keeps ids given in hex, with or without a parent', () => {
 	]);
 	expect(recorded(orphan)).toBe(`${given.traceId}${given.spanId}${'0'.repeat(16)}`);
 });
+
+it('writes the ids of new root spans into bytes, valid and different each time, touching nothing else', () => {
+	const written = Array.from({ length: 300 }, () => {
+		const bytes = new Uint8Array(28).fill(0xee);
+		SpanIds.writeRoot(bytes, 1, 19);
+		expect([bytes[0], bytes[17], bytes[18], bytes[27]]).toEqual([0xee, 0xee, 0xee, 0xee]);
+		const hex = (from: number, length: number) =>
+			Buffer.from(bytes.subarray(from, from + length)).toString('hex');
+		const ids = { traceId: hex(1, 16), spanId: hex(19, 8), traceFlags: TraceFlags.SAMPLED };
+		expect(isSpanContextValid(ids)).toBe(true);
+		return ids;
+	});
+	expect(new Set(written.map((ids) => ids.traceId)).size).toBe(written.length);
+	expect(new Set(written.map((ids) => ids.spanId)).size).toBe(written.length);
+});

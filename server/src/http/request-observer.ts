@@ -1,12 +1,18 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { ServerMetrics } from '../observability/metrics.ts';
-import { epochMs } from '../observability/recorded-span.ts';
+import { epochMs, type RequestSpan } from '../observability/recorded-span.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import type { AnyRoute } from './route.ts';
 import { notedRoute } from './router.ts';
 
 /** Methods that change nothing (RFC 9110): what they do records no event. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const STARTED = Symbol('started');
+const SPAN = Symbol('span');
+
+/** An answer being observed: when its request arrived (`performance.now()`), and its span. */
+type Observed = Response & { [STARTED]: number; [SPAN]: RequestSpan | undefined };
 
 /** Paths outside the API that keep their own name in the `route` label. */
 const OTHER_ROUTES = ['/healthz', '/metrics', '/console'];
@@ -28,30 +34,33 @@ export function observeRequests(options: {
 }) {
 	const { tracing, metrics } = options;
 	const templateOf = routeMatcher(options.apiPrefix, options.routes);
+	// One listener for every request, which finds what it needs on the answer: a closure made for
+	// each request cost the server more than the rest of observing it.
+	function answered(this: Observed): void {
+		const ended = performance.now();
+		const route = notedRoute(this);
+		const span = this[SPAN];
+		if (span) {
+			span.route = route;
+			span.statusCode = this.statusCode;
+			span.end(epochMs(ended));
+		}
+		if (metrics && this.writableFinished) {
+			const { method, path } = this.req;
+			// Requests refused before routing (a 429) are matched against the table.
+			const template = route ?? templateOf(method, path);
+			metrics.request(method, template, this.statusCode, (ended - this[STARTED]) / 1000);
+		}
+	}
 	return (req: Request, res: Response, next: NextFunction): void => {
+		const observed = res as Observed;
 		const started = performance.now();
+		observed[STARTED] = started;
 		const parent = tracing?.extract(req.headers);
 		const span = tracing?.startRequestSpan(req.method, parent!, epochMs(started));
+		observed[SPAN] = span;
 		// 'close' comes once, after 'finish' or when the client went away first.
-		res.on('close', () => {
-			const ended = performance.now();
-			const route = notedRoute(res);
-			if (span) {
-				span.route = route;
-				span.statusCode = res.statusCode;
-				span.end(epochMs(ended));
-			}
-			if (metrics && res.writableFinished) {
-				const seconds = (ended - started) / 1000;
-				// Requests refused before routing (a 429) are matched against the table.
-				metrics.request(
-					req.method,
-					route ?? templateOf(req.method, req.path),
-					res.statusCode,
-					seconds,
-				);
-			}
-		});
+		res.on('close', answered);
 		// Only a change records events, whose spans are children of the request's.
 		if (tracing && span && !SAFE_METHODS.has(req.method))
 			tracing.run(tracing.withSpan(parent!, span), next);

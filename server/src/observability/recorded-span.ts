@@ -6,7 +6,7 @@ import {
 	type SpanKind,
 	type SpanStatus,
 } from '@opentelemetry/api';
-import type { SpanIds } from './span-ids.ts';
+import { SpanIds } from './span-ids.ts';
 
 /** Where a recorded span goes once it ends: its thread's ring (span-records.ts). */
 export interface SpanSink {
@@ -32,16 +32,22 @@ export abstract class FieldSpan implements Span {
 	/** Milliseconds since the Unix epoch. */
 	readonly startTime: number;
 	endTime = 0;
-	readonly #ids: SpanIds;
+	/** Undefined: a root span's, made when first asked for, or written with no SpanIds made. */
+	#ids: SpanIds | undefined;
 	#sink: SpanSink | undefined;
 
-	constructor(ids: SpanIds, sink: SpanSink | undefined, startTime = epochMs()) {
+	constructor(ids: SpanIds | undefined, sink: SpanSink | undefined, startTime = epochMs()) {
 		this.#ids = ids;
 		this.#sink = sink;
 		this.startTime = startTime;
 	}
 
 	spanContext(): SpanIds {
+		return (this.#ids ??= SpanIds.root());
+	}
+
+	/** Its ids if made: undefined for a root span whose ids nobody has asked for. */
+	idsMade(): SpanIds | undefined {
 		return this.#ids;
 	}
 
@@ -90,7 +96,12 @@ export class RequestSpan extends FieldSpan {
 	/** The answer's, once it has one. */
 	statusCode = 0;
 
-	constructor(method: string, ids: SpanIds, sink: SpanSink | undefined, startTime?: number) {
+	constructor(
+		method: string,
+		ids: SpanIds | undefined,
+		sink: SpanSink | undefined,
+		startTime?: number,
+	) {
 		super(ids, sink, startTime);
 		this.method = method;
 	}

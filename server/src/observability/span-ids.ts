@@ -12,6 +12,30 @@ const POOL_BYTES = 4096;
 let pool = Buffer.allocUnsafeSlow(POOL_BYTES);
 let poolAt = POOL_BYTES;
 
+/** Where `length` random bytes of `pool` start, a new pool's when this one has no room left. */
+function take(length: number): number {
+	if (poolAt + length > POOL_BYTES) {
+		pool = Buffer.allocUnsafeSlow(POOL_BYTES);
+		randomFillSync(pool);
+		poolAt = 0;
+	}
+	const at = poolAt;
+	poolAt += length;
+	return at;
+}
+
+/** Random bytes of `bytes` at `start` that are not all zero (an invalid id): drawn again until so. */
+function validate(bytes: Buffer, start: number, length: number): void {
+	for (;;) {
+		for (let index = start; index < start + length; index++) if (bytes[index] !== 0) return;
+		randomFillSync(bytes, start, length);
+	}
+}
+
+function copy(from: Uint8Array, fromAt: number, length: number, to: Uint8Array, toAt: number) {
+	for (let index = 0; index < length; index++) to[toAt + index] = from[fromAt + index];
+}
+
 /**
  * A span's ids, kept as bytes and copied as they are into its OTLP span (span-records.ts), and given
  * in hex only when something asks (a `traceparent` to send, a test): most spans are written into
@@ -32,23 +56,30 @@ export class SpanIds implements SpanContext {
 		this.traceFlags = traceFlags;
 		this.traceState = traceState;
 		this.hasParent = hasParent;
-		if (poolAt + IDS_BYTES > POOL_BYTES) {
-			pool = Buffer.allocUnsafeSlow(POOL_BYTES);
-			randomFillSync(pool);
-			poolAt = 0;
-		}
+		this.#at = take(IDS_BYTES);
 		this.#bytes = pool;
-		this.#at = poolAt;
-		poolAt += IDS_BYTES;
 	}
 
 	/** The first span of a new, sampled trace. */
 	static root(): SpanIds {
 		const ids = new SpanIds(TraceFlags.SAMPLED, undefined, false);
 		ids.#bytes.fill(0, ids.#at + PARENT_SPAN_ID, ids.#at + IDS_BYTES);
-		ids.#validated(TRACE_ID, 16);
-		ids.#validated(SPAN_ID, 8);
+		validate(ids.#bytes, ids.#at + TRACE_ID, 16);
+		validate(ids.#bytes, ids.#at + SPAN_ID, 8);
 		return ids;
+	}
+
+	/**
+	 * The ids of a new root span, written into `target` (trace id at `traceIdAt`, span id at
+	 * `spanIdAt`) with no SpanIds made: for a span whose ids nobody asks for before it is written.
+	 */
+	static writeRoot(target: Uint8Array, traceIdAt: number, spanIdAt: number): void {
+		const at = take(24);
+		const bytes = pool;
+		validate(bytes, at, 16);
+		validate(bytes, at + 16, 8);
+		copy(bytes, at, 16, target, traceIdAt);
+		copy(bytes, at + 16, 8, target, spanIdAt);
 	}
 
 	/** A child of `parent` (valid ids): in its trace, sampled as it is. */
@@ -57,17 +88,13 @@ export class SpanIds implements SpanContext {
 		const bytes = ids.#bytes;
 		const at = ids.#at;
 		if (parent instanceof SpanIds) {
-			const from = parent.#bytes;
-			const fromAt = parent.#at;
-			for (let index = 0; index < 16; index++)
-				bytes[at + TRACE_ID + index] = from[fromAt + TRACE_ID + index];
-			for (let index = 0; index < 8; index++)
-				bytes[at + PARENT_SPAN_ID + index] = from[fromAt + SPAN_ID + index];
+			copy(parent.#bytes, parent.#at + TRACE_ID, 16, bytes, at + TRACE_ID);
+			copy(parent.#bytes, parent.#at + SPAN_ID, 8, bytes, at + PARENT_SPAN_ID);
 		} else {
 			bytes.write(parent.traceId, at + TRACE_ID, 16, 'hex');
 			bytes.write(parent.spanId, at + PARENT_SPAN_ID, 8, 'hex');
 		}
-		ids.#validated(SPAN_ID, 8);
+		validate(bytes, at + SPAN_ID, 8);
 		return ids;
 	}
 
@@ -117,22 +144,10 @@ export class SpanIds implements SpanContext {
 	}
 
 	#copy(offset: number, length: number, target: Uint8Array, at: number): void {
-		const bytes = this.#bytes;
-		const from = this.#at + offset;
-		for (let index = 0; index < length; index++) target[at + index] = bytes[from + index];
+		copy(this.#bytes, this.#at + offset, length, target, at);
 	}
 
 	#hex(offset: number, length: number): string {
 		return this.#bytes.toString('hex', this.#at + offset, this.#at + offset + length);
-	}
-
-	/** Random bytes at `offset` that are not all zero (an invalid id): drawn again until so. */
-	#validated(offset: number, length: number): void {
-		const bytes = this.#bytes;
-		const start = this.#at + offset;
-		for (;;) {
-			for (let index = start; index < start + length; index++) if (bytes[index] !== 0) return;
-			randomFillSync(bytes, start, length);
-		}
 	}
 }

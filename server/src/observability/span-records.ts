@@ -8,7 +8,7 @@ import {
 	type RecordedSpan,
 	type SpanSink,
 } from './recorded-span.ts';
-import type { SpanIds } from './span-ids.ts';
+import { SpanIds } from './span-ids.ts';
 import { RingWriter } from './span-ring.ts';
 
 /**
@@ -147,7 +147,7 @@ export class SpanRecorder implements SpanSink {
 	/** A request span: `METHOD /route`, with its method, route and status as attributes. */
 	#writeRequest(span: RequestSpan): void {
 		const out = this.#out;
-		const spanAt = this.#ids(span.spanContext());
+		const spanAt = this.#ids(span.idsMade());
 		const { method, route } = span;
 		const nameAt = out.open(SPAN.name, 1);
 		out.utf8(method);
@@ -209,18 +209,27 @@ export class SpanRecorder implements SpanSink {
 		out.close(spanAt, SPAN_LENGTH_BYTES);
 	}
 
-	/** Opens the span's field, and writes its ids and `tracestate`; returns where its length goes. */
-	#ids(ids: SpanIds): number {
+	/**
+	 * Opens the span's field, and writes its ids (`undefined`: a new root span's, drawn now) and
+	 * `tracestate`; returns where its length goes.
+	 */
+	#ids(ids: SpanIds | undefined): number {
 		const out = this.#out;
 		const spanAt = out.open(SECOND, SPAN_LENGTH_BYTES);
 		out.byte(FIRST);
 		out.byte(16);
-		ids.copyTraceId(out.body, out.at);
+		const traceIdAt = out.at;
 		out.at += 16;
 		out.byte(SECOND);
 		out.byte(8);
-		ids.copySpanId(out.body, out.at);
+		const spanIdAt = out.at;
 		out.at += 8;
+		if (!ids) {
+			SpanIds.writeRoot(out.body, traceIdAt, spanIdAt);
+			return spanAt;
+		}
+		ids.copyTraceId(out.body, traceIdAt);
+		ids.copySpanId(out.body, spanIdAt);
 		const traceState = ids.traceState?.serialize();
 		if (traceState) out.string(SPAN.traceState, traceState);
 		if (ids.hasParent) {

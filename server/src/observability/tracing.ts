@@ -111,8 +111,12 @@ export class Tracing {
 	/**
 	 * The server span of a request (`method`), child of `parent` (what its W3C headers carry), which
 	 * started at `startTime` (ms since the Unix epoch): set its `route` and `statusCode`, then end it.
+	 * A root span's ids are made when something asks for them (`withSpan`): most requests are reads,
+	 * under which nothing runs, and their spans' ids are drawn as they are written.
 	 */
 	startRequestSpan(method: string, parent: Context, startTime: number): RequestSpan {
+		if (trace.getSpanContext(parent) === undefined)
+			return new RequestSpan(method, undefined, this.#recorder, startTime);
 		const { ids, recorder } = this.#idsUnder(parent);
 		return new RequestSpan(method, ids, recorder, startTime);
 	}
@@ -137,8 +141,12 @@ export class Tracing {
 		return { ids, recorder: sampled ? this.#recorder : undefined };
 	}
 
-	/** `parent` with `span` as its current span. */
+	/**
+	 * `parent` with `span` as its current span. Its ids are made now if they were not: the spans
+	 * started under it are children of the ids it is written with.
+	 */
 	withSpan(parent: Context, span: Span): Context {
+		span.spanContext();
 		return new ContextEntry(parent, SPAN_KEY, span);
 	}
 
