@@ -83,3 +83,20 @@ it('writes the ids of new root spans into bytes, valid and different each time, 
 	expect(new Set(written.map((ids) => ids.traceId)).size).toBe(written.length);
 	expect(new Set(written.map((ids) => ids.spanId)).size).toBe(written.length);
 });
+
+it('draws again an id that came out all zeros, which W3C trace context calls invalid', () => {
+	const random = jest.spyOn(Math, 'random');
+	try {
+		// The first draw of each id all zeros: 4 bytes a draw, 16 for a trace id, 8 for a span id.
+		random.mockReturnValueOnce(0).mockReturnValueOnce(0).mockReturnValueOnce(0);
+		random.mockReturnValueOnce(0);
+		const ids = SpanIds.root();
+		expect(isSpanContextValid(ids)).toBe(true);
+		random.mockReturnValueOnce(0).mockReturnValueOnce(0);
+		const bytes = new Uint8Array(24);
+		SpanIds.writeRoot(bytes, 0, 16);
+		expect(bytes.subarray(16).some((byte) => byte !== 0)).toBe(true);
+	} finally {
+		random.mockRestore();
+	}
+});
