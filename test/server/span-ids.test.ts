@@ -85,17 +85,27 @@ it('writes the ids of new root spans into bytes, valid and different each time, 
 });
 
 it('draws again an id that came out all zeros, which W3C trace context calls invalid', () => {
+	// Each id is drawn 4 bytes a `Math.random()`: a trace id's 16 in 4, a span id's 8 in 2.
+	const drawn: number[] = [];
 	const random = jest.spyOn(Math, 'random');
 	try {
-		// The first draw of each id all zeros: 4 bytes a draw, 16 for a trace id, 8 for a span id.
-		random.mockReturnValueOnce(0).mockReturnValueOnce(0).mockReturnValueOnce(0);
-		random.mockReturnValueOnce(0);
+		random.mockImplementation(() => {
+			const value = drawn.shift();
+			if (value === undefined) throw new Error('drew more than the test gave');
+			return value;
+		});
+		// A root's trace id, then its span id, each all zeros at first.
+		drawn.push(0, 0, 0, 0, 0.25, 0.25, 0.25, 0.25, 0, 0, 0.75, 0.75);
 		const ids = SpanIds.root();
-		expect(isSpanContextValid(ids)).toBe(true);
-		random.mockReturnValueOnce(0).mockReturnValueOnce(0);
+		expect([ids.traceId, ids.spanId]).toEqual(['40000000'.repeat(4), 'c0000000'.repeat(2)]);
+		// Written into bytes: a trace id as drawn, then a span id all zeros at first.
+		drawn.push(0.25, 0.25, 0.25, 0.25, 0, 0, 0.75, 0.75);
 		const bytes = new Uint8Array(24);
 		SpanIds.writeRoot(bytes, 0, 16);
-		expect(bytes.subarray(16).some((byte) => byte !== 0)).toBe(true);
+		expect(Buffer.from(bytes).toString('hex')).toBe(
+			`${'40000000'.repeat(4)}${'c0000000'.repeat(2)}`,
+		);
+		expect(drawn).toEqual([]);
 	} finally {
 		random.mockRestore();
 	}
