@@ -50,7 +50,10 @@ async function samples(): Promise<Sample[]> {
 	const response = await scrape();
 	expect(response.status).toBe(200);
 	expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-	return parseExposition(await response.text());
+	expect(response.headers.get('cache-control')).toBe('no-store');
+	const text = await response.text();
+	expect(Number(response.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+	return parseExposition(text);
 }
 
 async function subscribe(path: string, types: string[]) {
