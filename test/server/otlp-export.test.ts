@@ -254,6 +254,50 @@ it("exports a request's span named by its method and route, with its status, cal
 	]);
 });
 
+it('exports each request span with its own method, route and status, however many share them', async () => {
+	const collector = await startCollector();
+	const { exporter, recorder } = exporting(collector.url);
+	const answered: [string, string | undefined, number][] = [
+		['GET', '/api/v1/me', 200],
+		['GET', '/api/v1/me', 200],
+		['GET', '/api/v1/me', 503],
+		['POST', '/api/v1/me', 200],
+		['GET', undefined, 200],
+		['GET', '/api/v1/orgs/{orgId}', 200],
+		['GET', '/api/v1/me', 200],
+	];
+	for (const [method, route, statusCode] of answered) {
+		const span = new RequestSpan(method, undefined, recorder);
+		span.route = route;
+		span.statusCode = statusCode;
+		span.end();
+	}
+	recorder.flush();
+	await exporter.stop();
+	collector.close();
+
+	expect(
+		collector.spans().map(({ name, kind, attributes, status }) => ({
+			name,
+			kind,
+			attributes,
+			status,
+		})),
+	).toEqual(
+		answered.map(([method, route, statusCode]) => ({
+			name: route ? `${method} ${route}` : method,
+			kind: 2,
+			attributes: [
+				{ key: 'http.request.method', value: { stringValue: method } },
+				...(route ? [{ key: 'http.route', value: { stringValue: route } }] : []),
+				{ key: 'http.response.status_code', value: { intValue: String(statusCode) } },
+			],
+			status: statusCode >= 500 ? { code: SpanStatusCode.ERROR } : undefined,
+		})),
+	);
+	expect(new Set(collector.spans().map((span) => span.spanId)).size).toBe(answered.length);
+});
+
 it('exports a root request span with the ids it was asked for, or with ids of its own drawn as it is written', async () => {
 	const collector = await startCollector();
 	const { exporter, recorder } = exporting(collector.url);

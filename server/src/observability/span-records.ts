@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, type AttributeValue } from '@opentelemetry/api';
-import { ANY_VALUE, FIRST, SECOND, SPAN, STATUS_CODE } from './otlp-protobuf.ts';
+import { ANY_VALUE, FIRST, SECOND, SPAN } from './otlp-protobuf.ts';
 import { ProtobufBody } from './protobuf-body.ts';
 import {
 	AttemptSpan,
@@ -8,31 +8,19 @@ import {
 	type RecordedSpan,
 	type SpanSink,
 } from './recorded-span.ts';
+import {
+	keyField,
+	KEY_FIELDS,
+	RequestFields,
+	STATUS,
+	writeIntAttribute,
+	writeKind,
+	writeStatus,
+	writeStringAttribute,
+} from './span-fields.ts';
 import { SpanIds } from './span-ids.ts';
 import { RingWriter } from './span-ring.ts';
 
-/**
- * The attribute keys the server's spans use, each written once as its field of a `KeyValue` and
- * copied from there.
- */
-const KEY_FIELDS = new Map(
-	[
-		'http.request.method',
-		'http.route',
-		'http.response.status_code',
-		'server.address',
-		'traininglab.attempt',
-		'traininglab.delivery.id',
-		'traininglab.event.id',
-		'traininglab.event.type',
-		'traininglab.outcome',
-		'traininglab.webhook.id',
-	].map((key) => [key, Buffer.from([FIRST, key.length, ...Buffer.from(key, 'ascii')])]),
-);
-const keyField = (key: string) => KEY_FIELDS.get(key)!;
-const METHOD = keyField('http.request.method');
-const ROUTE = keyField('http.route');
-const STATUS = keyField('http.response.status_code');
 const ATTEMPT = {
 	deliveryId: keyField('traininglab.delivery.id'),
 	webhookId: keyField('traininglab.webhook.id'),
@@ -42,8 +30,6 @@ const ATTEMPT = {
 	outcome: keyField('traininglab.outcome'),
 };
 const DELIVER = Buffer.from('deliver ', 'ascii');
-/** OTLP's first span kind, SPAN_KIND_INTERNAL, is 1 where OpenTelemetry's API counts from 0. */
-const KIND_OFFSET = 1;
 const TWO_TO_63 = 2 ** 63;
 /** Bytes kept for a span's length: 16 KiB, more than any request's or attempt's span takes. */
 const SPAN_LENGTH_BYTES = 2;
@@ -73,6 +59,7 @@ export class SpanRecorder implements SpanSink {
 	readonly #ends: number[] = [];
 	#timer: NodeJS.Timeout | undefined;
 	#out = new ProtobufBody(WRITE_BYTES);
+	readonly #requestFields = new RequestFields();
 
 	constructor(ring: SharedArrayBuffer) {
 		this.#ring = new RingWriter(ring);
@@ -144,23 +131,16 @@ export class SpanRecorder implements SpanSink {
 		else this.#writeSpan(span as RecordedSpan);
 	}
 
-	/** A request span: `METHOD /route`, with its method, route and status as attributes. */
+	/**
+	 * A request span: its ids and times, then what follows from its method, route and status (its
+	 * name, kind, attributes and status), written once for each of them and copied from there.
+	 */
 	#writeRequest(span: RequestSpan): void {
 		const out = this.#out;
 		const spanAt = this.#ids(span.idsMade());
-		const { method, route } = span;
-		const nameAt = out.open(SPAN.name, 1);
-		out.utf8(method);
-		if (route) {
-			out.byte(0x20); // a space
-			out.utf8(route);
-		}
-		out.close(nameAt, 1);
-		this.#kindAndTimes(SpanKind.SERVER, span.startTime, span.endTime);
-		this.#stringAttribute(METHOD, method);
-		if (route) this.#stringAttribute(ROUTE, route);
-		this.#intAttribute(STATUS, span.statusCode);
-		if (span.statusCode >= 500) this.#status(SpanStatusCode.ERROR, '');
+		out.time(SPAN.startTime, span.startTime);
+		out.time(SPAN.endTime, span.endTime);
+		out.append(this.#requestFields.of(span.method, span.route, span.statusCode));
 		out.close(spanAt, SPAN_LENGTH_BYTES);
 	}
 
@@ -173,15 +153,17 @@ export class SpanRecorder implements SpanSink {
 		out.append(DELIVER);
 		out.utf8(of.eventType);
 		out.close(nameAt, 1);
-		this.#kindAndTimes(SpanKind.CLIENT, span.startTime, span.endTime);
-		this.#stringAttribute(ATTEMPT.deliveryId, of.deliveryId);
-		this.#stringAttribute(ATTEMPT.webhookId, of.webhookId);
-		this.#stringAttribute(ATTEMPT.eventType, of.eventType);
-		this.#intAttribute(ATTEMPT.attempt, of.attempt);
-		this.#stringAttribute(ATTEMPT.host, of.host);
-		this.#stringAttribute(ATTEMPT.outcome, span.outcome);
-		if (span.statusCode) this.#intAttribute(STATUS, span.statusCode);
-		if (span.error !== null) this.#status(SpanStatusCode.ERROR, span.error);
+		writeKind(out, SpanKind.CLIENT);
+		out.time(SPAN.startTime, span.startTime);
+		out.time(SPAN.endTime, span.endTime);
+		writeStringAttribute(out, ATTEMPT.deliveryId, of.deliveryId);
+		writeStringAttribute(out, ATTEMPT.webhookId, of.webhookId);
+		writeStringAttribute(out, ATTEMPT.eventType, of.eventType);
+		writeIntAttribute(out, ATTEMPT.attempt, of.attempt);
+		writeStringAttribute(out, ATTEMPT.host, of.host);
+		writeStringAttribute(out, ATTEMPT.outcome, span.outcome);
+		if (span.statusCode) writeIntAttribute(out, STATUS, span.statusCode);
+		if (span.error !== null) writeStatus(out, SpanStatusCode.ERROR, span.error);
 		out.close(spanAt, SPAN_LENGTH_BYTES);
 	}
 
@@ -190,7 +172,9 @@ export class SpanRecorder implements SpanSink {
 		const out = this.#out;
 		const spanAt = this.#ids(span.spanContext());
 		out.string(SPAN.name, span.name);
-		this.#kindAndTimes(span.kind, span.startTime, span.endTime!);
+		writeKind(out, span.kind);
+		out.time(SPAN.startTime, span.startTime);
+		out.time(SPAN.endTime, span.endTime!);
 		const { attributes } = span;
 		for (const key in attributes) {
 			const value = attributes[key];
@@ -205,7 +189,7 @@ export class SpanRecorder implements SpanSink {
 			out.close(keyValueAt, 1);
 		}
 		const { code, message = '' } = span.status;
-		if (code || message) this.#status(code, message);
+		if (code || message) writeStatus(out, code, message);
 		out.close(spanAt, SPAN_LENGTH_BYTES);
 	}
 
@@ -239,46 +223,6 @@ export class SpanRecorder implements SpanSink {
 			out.at += 8;
 		}
 		return spanAt;
-	}
-
-	#kindAndTimes(kind: SpanKind, start: number, end: number): void {
-		const out = this.#out;
-		out.byte(SPAN.kind);
-		out.byte(kind + KIND_OFFSET);
-		out.time(SPAN.startTime, start);
-		out.time(SPAN.endTime, end);
-	}
-
-	/** An attribute whose key field is `key` and whose value is a string. */
-	#stringAttribute(key: Buffer, value: string): void {
-		const out = this.#out;
-		const keyValueAt = out.open(SPAN.attribute, 1);
-		out.append(key);
-		const valueAt = out.open(SECOND, 1);
-		out.string(FIRST, value);
-		out.close(valueAt, 1);
-		out.close(keyValueAt, 1);
-	}
-
-	/** An attribute whose key field is `key` and whose value is a non-negative integer. */
-	#intAttribute(key: Buffer, value: number): void {
-		const out = this.#out;
-		const keyValueAt = out.open(SPAN.attribute, 1);
-		out.append(key);
-		const valueAt = out.open(SECOND, 1);
-		out.byte(ANY_VALUE.int);
-		out.varint(value);
-		out.close(valueAt, 1);
-		out.close(keyValueAt, 1);
-	}
-
-	#status(code: SpanStatusCode, message: string): void {
-		const out = this.#out;
-		const statusAt = out.open(SPAN.status, 1);
-		if (message) out.string(SECOND, message);
-		out.byte(STATUS_CODE);
-		out.byte(code);
-		out.close(statusAt, 1);
 	}
 
 	/** An attribute's value as OTLP's `AnyValue`: integers as int64, other numbers as doubles. */
