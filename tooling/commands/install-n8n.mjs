@@ -164,6 +164,14 @@ function takeLock(lock) {
 	}
 }
 
+/**
+ * An install of n8n takes minutes. One whose registry connections stopped sending (seen here: 15
+ * open, nothing received for 40 minutes, npm's own timeouts never firing) is stopped after this
+ * long, and tried again from the packages npm has cached by then.
+ */
+const INSTALL_BOUND_MS = 20 * 60_000;
+const INSTALL_ATTEMPTS = 2;
+
 function install(pin, files, cacheRoot, dir) {
 	// Older installs of the pin (other lockfiles), and those named before pins were, are 2–3 GB
 	// each: keep only the current one.
@@ -177,9 +185,18 @@ function install(pin, files, cacheRoot, dir) {
 	for (const [name, text] of Object.entries(files))
 		writeFileSync(join(dir, name), name === 'package-lock.json' ? withTarballUrls(text) : text);
 	seedFromSibling(pin, cacheRoot, dir);
-	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-		cwd: dir,
-	});
+	for (let attempt = 1; ; attempt++)
+		try {
+			run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+				cwd: dir,
+				timeout: INSTALL_BOUND_MS,
+				killSignal: 'SIGKILL',
+			});
+			break;
+		} catch (error) {
+			if (attempt === INSTALL_ATTEMPTS) throw error;
+			console.error(`npm install of n8n ${pin} failed or stalled; trying again`);
+		}
 	buildSqlite(dir, cacheRoot);
 	writeFileSync(join(dir, '.ready'), new Date().toISOString());
 }
