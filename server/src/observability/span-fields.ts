@@ -35,6 +35,12 @@ export function writeKind(out: ProtobufBody, kind: SpanKind): void {
 	out.byte(kind + KIND_OFFSET);
 }
 
+/** A span's start and end, in milliseconds since the Unix epoch. */
+export function writeTimes(out: ProtobufBody, start: number, end: number): void {
+	out.time(SPAN.startTime, start);
+	out.time(SPAN.endTime, end);
+}
+
 /** An attribute whose key field is `key` and whose value is a string. */
 export function writeStringAttribute(out: ProtobufBody, key: Buffer, value: string): void {
 	const keyValueAt = out.open(SPAN.attribute, 1);

@@ -17,6 +17,7 @@ import {
 	writeKind,
 	writeStatus,
 	writeStringAttribute,
+	writeTimes,
 } from './span-fields.ts';
 import { SpanIds } from './span-ids.ts';
 import { RingWriter } from './span-ring.ts';
@@ -138,8 +139,7 @@ export class SpanRecorder implements SpanSink {
 	#writeRequest(span: RequestSpan): void {
 		const out = this.#out;
 		const spanAt = this.#ids(span.idsMade());
-		out.time(SPAN.startTime, span.startTime);
-		out.time(SPAN.endTime, span.endTime);
+		writeTimes(out, span.startTime, span.endTime);
 		out.append(this.#requestFields.of(span.method, span.route, span.statusCode));
 		out.close(spanAt, SPAN_LENGTH_BYTES);
 	}
@@ -154,8 +154,7 @@ export class SpanRecorder implements SpanSink {
 		out.utf8(of.eventType);
 		out.close(nameAt, 1);
 		writeKind(out, SpanKind.CLIENT);
-		out.time(SPAN.startTime, span.startTime);
-		out.time(SPAN.endTime, span.endTime);
+		writeTimes(out, span.startTime, span.endTime);
 		writeStringAttribute(out, ATTEMPT.deliveryId, of.deliveryId);
 		writeStringAttribute(out, ATTEMPT.webhookId, of.webhookId);
 		writeStringAttribute(out, ATTEMPT.eventType, of.eventType);
@@ -173,8 +172,7 @@ export class SpanRecorder implements SpanSink {
 		const spanAt = this.#ids(span.spanContext());
 		out.string(SPAN.name, span.name);
 		writeKind(out, span.kind);
-		out.time(SPAN.startTime, span.startTime);
-		out.time(SPAN.endTime, span.endTime!);
+		writeTimes(out, span.startTime, span.endTime!);
 		const { attributes } = span;
 		for (const key in attributes) {
 			const value = attributes[key];
