@@ -1,5 +1,6 @@
 import { isSpanContextValid, TraceFlags } from '@opentelemetry/api';
-import { SpanIds } from '../../server/src/observability/span-ids.ts';
+import { randomFillSync } from 'node:crypto';
+import { SpanIds, seedSpanIds } from '../../server/src/observability/span-ids.ts';
 
 /** The bytes a recorded span is written with, in hex: trace id, span id, parent span id. */
 function recorded(ids: SpanIds): string {
@@ -85,28 +86,15 @@ it('writes the ids of new root spans into bytes, valid and different each time, 
 });
 
 it('draws again an id that came out all zeros, which W3C trace context calls invalid', () => {
-	// Each id is drawn 4 bytes a `Math.random()`: a trace id's 16 in 4, a span id's 8 in 2.
-	const drawn: number[] = [];
-	const random = jest.spyOn(Math, 'random');
+	const request = SpanIds.root();
 	try {
-		random.mockImplementation(() => {
-			const value = drawn.shift();
-			if (value === undefined) throw new Error('drew more than the test gave');
-			return value;
-		});
-		// A root's trace id, then its span id, each all zeros at first.
-		drawn.push(0, 0, 0, 0, 0.25, 0.25, 0.25, 0.25, 0, 0, 0.75, 0.75);
-		const ids = SpanIds.root();
-		expect([ids.traceId, ids.spanId]).toEqual(['40000000'.repeat(4), 'c0000000'.repeat(2)]);
-		// Written into bytes: a trace id as drawn, then a span id all zeros at first.
-		drawn.push(0.25, 0.25, 0.25, 0.25, 0, 0, 0.75, 0.75);
-		const bytes = new Uint8Array(24);
-		SpanIds.writeRoot(bytes, 0, 16);
-		expect(Buffer.from(bytes).toString('hex')).toBe(
-			`${'40000000'.repeat(4)}${'c0000000'.repeat(2)}`,
-		);
-		expect(drawn).toEqual([]);
+		// From this state the generator's first two steps give 0, then 0x809 twice (xorshift128).
+		seedSpanIds(Uint32Array.of(0, 0, 1, 0));
+		const child = SpanIds.childOf(request);
+		expect(child.spanId).toBe('0000080900000809');
+		expect(isSpanContextValid(child)).toBe(true);
 	} finally {
-		random.mockRestore();
+		seedSpanIds(randomFillSync(new Uint32Array(4)));
 	}
+	expect(() => seedSpanIds(new Uint32Array(4))).toThrow('an all-zero seed');
 });
