@@ -39,11 +39,12 @@ const schedules = new Map<string, Schedule>();
 
 const scrape = ({ url, token }: Schedule) =>
 	fetch(url, { headers: { authorization: `Bearer ${token}` } })
-		.then((response) => response.arrayBuffer())
-		.then(
-			() => tally.scrapes++,
-			() => {},
-		);
+		.then(async (response) => {
+			await response.arrayBuffer();
+			// A server off answers 404: asked, not scraped.
+			if (response.ok) tally.scrapes++;
+		})
+		.catch(() => {});
 const resume = (schedule: Schedule) => {
 	schedule.dueAt = performance.now() + schedule.leftMs;
 	schedule.timer = setTimeout(() => {
