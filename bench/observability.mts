@@ -172,8 +172,7 @@ export async function benchObservability(options: {
 		// load generator runs Node's HTTP code specialised for that one client's requests, and the
 		// first scrape's different request and answer deoptimise it for good. Asked of off too, both
 		// serve two clients, as any server does, and what differs is only what on does.
-		const scraped = pair;
-		for (const { metricsUrl } of scraped)
+		for (const { metricsUrl } of pair)
 			peer.send({ scrape: { url: metricsUrl, token: TOKEN, everyMs: SCRAPE_EVERY_MS } });
 		try {
 			const pids = [pair[0].child.pid!, pair[1].child.pid!] as const;
@@ -187,7 +186,7 @@ export async function benchObservability(options: {
 				cpu: timesBetween(before[index], threadTimes(pid)),
 			}));
 		} finally {
-			for (const { metricsUrl } of scraped) peer.send({ unscrape: metricsUrl });
+			for (const { metricsUrl } of pair) peer.send({ unscrape: metricsUrl });
 		}
 	};
 	/** `cells`, read on `rounds` rounds of servers on copies of `data`, as the comment above says. */

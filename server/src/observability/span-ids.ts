@@ -26,9 +26,9 @@ function take(length: number): number {
 /**
  * Ids are drawn from xorshift128 (Marsaglia, 2003), 32 bits a step, seeded from the operating
  * system's generator once in each thread: they are to be unique, not secret (OpenTelemetry's SDK
- * draws them with `Math.random`, itself an xorshift), and a step here is a few integer operations
- * where a `Math.random` call and its cache cost a span's ids about 800 instructions more
- * (`npm run bench:instructions`). Drawn from `randomFillSync` they cost the request thread of a
+ * draws them with `Math.random`, itself an xorshift), and a step here is a few integer operations:
+ * `Math.random`'s calls and cache refills cost a request's span about 450 instructions, drawing
+ * here about 115 (`npm run bench:instructions`). Drawn from `randomFillSync` they cost the request thread of a
  * running server about 1.4 µs more a request (docs/performance.md).
  */
 let x = 0;
@@ -42,10 +42,7 @@ export function seedSpanIds(seed: Uint32Array): void {
 	[x, y, z, w] = seed;
 }
 
-const seed = new Uint32Array(4);
-do randomFillSync(seed);
-while ((seed[0] | seed[1] | seed[2] | seed[3]) === 0);
-seedSpanIds(seed);
+seedSpanIds(randomFillSync(new Uint32Array(4)));
 
 function next32(): number {
 	const t = x ^ (x << 11);
