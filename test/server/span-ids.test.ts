@@ -73,7 +73,7 @@ it('keeps ids given in hex, with or without a parent', () => {
 it('writes the ids of new root spans into bytes, valid and different each time, touching nothing else', () => {
 	const written = Array.from({ length: 300 }, () => {
 		const bytes = new Uint8Array(28).fill(0xee);
-		SpanIds.writeRoot(bytes, 1, 19);
+		SpanIds.writeRoot(new DataView(bytes.buffer), 1, 19);
 		expect([bytes[0], bytes[17], bytes[18], bytes[27]]).toEqual([0xee, 0xee, 0xee, 0xee]);
 		const hex = (from: number, length: number) =>
 			Buffer.from(bytes.subarray(from, from + length)).toString('hex');

@@ -10,11 +10,14 @@ const SHORT_COPY = 24;
  */
 export class ProtobufBody {
 	readonly body: Buffer;
+	/** The body, for four bytes a store. */
+	readonly view: DataView;
 	/** Where the next byte goes. */
 	at: number;
 
 	constructor(bytes: number) {
 		this.body = Buffer.allocUnsafe(bytes);
+		this.view = new DataView(this.body.buffer, this.body.byteOffset, bytes);
 		this.at = 0;
 	}
 
@@ -118,13 +121,16 @@ export class ProtobufBody {
 
 	/** Nanoseconds since the Unix epoch, from milliseconds to the microsecond, as 64 bits in two halves. */
 	time(fieldTag: number, ms: number): void {
+		const at = this.at;
+		this.at = at + 9;
+		if (at + 9 > this.body.length) return;
 		const micros = Math.round(ms * 1000);
 		const microsHigh = Math.floor(micros / TWO_TO_32);
 		const lowNanos = (micros - microsHigh * TWO_TO_32) * 1000;
 		const carry = Math.floor(lowNanos / TWO_TO_32);
-		this.byte(fieldTag);
-		this.#fixed32(lowNanos - carry * TWO_TO_32);
-		this.#fixed32(microsHigh * 1000 + carry);
+		this.body[at] = fieldTag;
+		this.view.setUint32(at + 1, lowNanos - carry * TWO_TO_32, true);
+		this.view.setUint32(at + 5, microsHigh * 1000 + carry, true);
 	}
 
 	/** An int64 past a double's exact integers, or negative (its two's complement: ten bytes). */
@@ -135,16 +141,6 @@ export class ProtobufBody {
 			rest >>= 7n;
 		}
 		this.byte(Number(rest));
-	}
-
-	#fixed32(value: number): void {
-		const body = this.body;
-		const at = this.at;
-		body[at] = value;
-		body[at + 1] = value >>> 8;
-		body[at + 2] = value >>> 16;
-		body[at + 3] = value >>> 24;
-		this.at = at + 4;
 	}
 }
 

@@ -10,12 +10,14 @@ const PARENT_SPAN_ID = 24;
 const POOL_BYTES = 4096;
 
 let pool = Buffer.allocUnsafeSlow(POOL_BYTES);
+let poolView = new DataView(pool.buffer, pool.byteOffset, POOL_BYTES);
 let poolAt = POOL_BYTES;
 
 /** Where `length` bytes of `pool` start, a new pool's when this one has no room left. */
 function take(length: number): number {
 	if (poolAt + length > POOL_BYTES) {
 		pool = Buffer.allocUnsafeSlow(POOL_BYTES);
+		poolView = new DataView(pool.buffer, pool.byteOffset, POOL_BYTES);
 		poolAt = 0;
 	}
 	const at = poolAt;
@@ -53,17 +55,17 @@ function next32(): number {
 	return w;
 }
 
-/** A new id, `length` bytes (a multiple of 4) into `target` at `at`, not all zero (an invalid id). */
-function drawId(target: Uint8Array, at: number, length: number): void {
+/**
+ * A new id, `length` bytes (a multiple of 4) into `target` at `at` (within it), not all zero (an
+ * invalid id). Four bytes a store.
+ */
+function drawId(target: DataView, at: number, length: number): void {
 	let drawn = 0;
 	while (drawn === 0)
 		for (let index = at; index < at + length; index += 4) {
 			const value = next32();
 			drawn |= value;
-			target[index] = value >>> 24;
-			target[index + 1] = (value >>> 16) & 0xff;
-			target[index + 2] = (value >>> 8) & 0xff;
-			target[index + 3] = value & 0xff;
+			target.setUint32(index, value);
 		}
 }
 
@@ -98,17 +100,19 @@ export class SpanIds implements SpanContext {
 	/** The first span of a new, sampled trace. */
 	static root(): SpanIds {
 		const ids = new SpanIds(TraceFlags.SAMPLED, undefined, false);
-		drawId(ids.#bytes, ids.#at + TRACE_ID, 16);
-		drawId(ids.#bytes, ids.#at + SPAN_ID, 8);
+		// Its bytes are in the pool it was just given room in.
+		drawId(poolView, ids.#at + TRACE_ID, 16);
+		drawId(poolView, ids.#at + SPAN_ID, 8);
 		ids.#bytes.fill(0, ids.#at + PARENT_SPAN_ID, ids.#at + IDS_BYTES);
 		return ids;
 	}
 
 	/**
 	 * The ids of a new root span, written into `target` (trace id at `traceIdAt`, span id at
-	 * `spanIdAt`) with no SpanIds made: for a span whose ids nobody asks for before it is written.
+	 * `spanIdAt`, both within it) with no SpanIds made: for a span whose ids nobody asks for before
+	 * it is written.
 	 */
-	static writeRoot(target: Uint8Array, traceIdAt: number, spanIdAt: number): void {
+	static writeRoot(target: DataView, traceIdAt: number, spanIdAt: number): void {
 		drawId(target, traceIdAt, 16);
 		drawId(target, spanIdAt, 8);
 	}
@@ -125,7 +129,7 @@ export class SpanIds implements SpanContext {
 			bytes.write(parent.traceId, at + TRACE_ID, 16, 'hex');
 			bytes.write(parent.spanId, at + PARENT_SPAN_ID, 8, 'hex');
 		}
-		drawId(bytes, at + SPAN_ID, 8);
+		drawId(poolView, at + SPAN_ID, 8);
 		return ids;
 	}
 

@@ -207,7 +207,8 @@ export class SpanRecorder implements SpanSink {
 		const spanIdAt = out.at;
 		out.at += 8;
 		if (!ids) {
-			SpanIds.writeRoot(out.body, traceIdAt, spanIdAt);
+			// Past the body's end nothing is written: the span is written again in room of its own.
+			if (out.fits()) SpanIds.writeRoot(out.view, traceIdAt, spanIdAt);
 			return spanAt;
 		}
 		ids.copyTraceId(out.body, traceIdAt);
