@@ -12,14 +12,15 @@
 // 0.7 % from run to run (V8's code is laid out anew each time): compare functions, not totals. The
 // span export thread is not read: under valgrind its once-a-second work is inflated many times.
 import autocannon from 'autocannon';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bootstrap, ROOT, tempDir } from './support.mts';
+import { spawnServer } from '../tooling/api/server-process.ts';
+import { bootstrap, tempDir } from './support.mts';
 
 const { values, positionals } = parseArgs({
 	allowPositionals: true,
@@ -58,48 +59,34 @@ async function countMode(mode: 'off' | 'on'): Promise<{ total: number; functions
 	const databasePath = join(dir, 'db.sqlite');
 	const boot = bootstrap(databasePath);
 	const out = join(dir, 'callgrind.out');
-	const child = spawn(
-		'valgrind',
-		[
-			'--tool=callgrind',
-			'--instr-atstart=no',
-			'--smc-check=all-non-file',
-			'--separate-threads=yes',
-			`--callgrind-out-file=${out}`,
-			process.execPath,
-			'--perf-basic-prof',
-			join(ROOT, 'server/src/main.ts'),
-		],
+	const server = await spawnServer(
 		{
+			DATABASE_PATH: databasePath,
+			RATE_LIMIT_REQUESTS: '1000000000',
+			...(mode === 'on'
+				? {
+						METRICS_ENABLED: 'true',
+						METRICS_TOKEN: TOKEN,
+						OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+					}
+				: {}),
+		},
+		{
+			under: [
+				'valgrind',
+				'--tool=callgrind',
+				'--instr-atstart=no',
+				'--smc-check=all-non-file',
+				'--separate-threads=yes',
+				`--callgrind-out-file=${out}`,
+			],
+			nodeArgs: ['--perf-basic-prof'],
 			// Its own folder: V8 may write logs into it.
 			cwd: dir,
-			env: {
-				...process.env,
-				PORT: '0',
-				DATABASE_PATH: databasePath,
-				RATE_LIMIT_REQUESTS: '1000000000',
-				...(mode === 'on'
-					? {
-							METRICS_ENABLED: 'true',
-							METRICS_TOKEN: TOKEN,
-							OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
-						}
-					: {}),
-			},
 		},
 	);
+	const { child, url } = server;
 	try {
-		let output = '';
-		const url = await new Promise<string>((resolve, reject) => {
-			const read = (chunk: Buffer) => {
-				output += chunk;
-				const match = /listening on (http:\/\/\S+\/api\/v1)/.exec(output);
-				if (match) resolve(match[1]);
-			};
-			child.stdout!.on('data', read);
-			child.stderr!.on('data', read);
-			child.on('exit', () => reject(new Error(`server exited: ${output}`)));
-		});
 		const request = {
 			url: `${url}${path}`,
 			connections: CONNECTIONS,
@@ -136,8 +123,7 @@ async function countMode(mode: 'off' | 'on'): Promise<{ total: number; functions
 		if (!mainThread) throw new Error(`${mode}: callgrind wrote no dump of the main thread`);
 		return named(join(dir, mainThread), `/tmp/perf-${child.pid}.map`);
 	} finally {
-		child.kill('SIGTERM');
-		await once(child, 'exit');
+		await server.stop();
 		rmSync(dir, { recursive: true, force: true });
 		rmSync(`/tmp/perf-${child.pid}.map`, { force: true });
 	}

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { machine } from 'node:os';
+import { join } from 'node:path';
 import { ROOT } from '../root.ts';
 
 export interface ServerProcess {
@@ -20,26 +21,39 @@ export interface ServerProcess {
 const START_BOUND_MS = 120_000;
 
 /**
- * Starts the API server in its own process — `server/src/main.ts`, or `npm start` itself — and waits
- * for its listening line; `log` names a file that gets its output too; `detached` puts it in a
- * process group of its own. `node, fixed layout` (Linux): with its memory at the same addresses at
- * every start (`setarch --addr-no-randomize`), for benchmarks that compare servers: laid out at
- * random, two servers alike kept speeds up to 13 % apart for their lives.
+ * How the server is started: `node server/src/main.ts`, or `npm start` itself. `node, fixed layout`
+ * (Linux): with its memory at the same addresses at every start (`setarch --addr-no-randomize`), for
+ * benchmarks that compare servers: laid out at random, two servers alike kept speeds up to 13 %
+ * apart for their lives. `under`: node run by another program (its command and arguments first, as
+ * valgrind runs it), with `nodeArgs`, in the folder `cwd`.
+ */
+export type ServerLaunch =
+	| 'node'
+	| 'node, fixed layout'
+	| 'npm start'
+	| { under: string[]; nodeArgs: string[]; cwd: string };
+
+/**
+ * Starts the API server in its own process as `how` says, and waits for its listening line; `log`
+ * names a file that gets its output too; `detached` puts it in a process group of its own.
  */
 export async function spawnServer(
 	env: Record<string, string>,
-	how: 'node' | 'node, fixed layout' | 'npm start' = 'node',
+	how: ServerLaunch = 'node',
 	log?: string,
 	detached = false,
 ): Promise<ServerProcess> {
-	const [command, args] =
+	const main = join(ROOT, 'server/src/main.ts');
+	const [command, ...args] =
 		how === 'npm start'
-			? ['npm', ['start']]
+			? ['npm', 'start']
 			: how === 'node, fixed layout'
-				? ['setarch', [machine(), '--addr-no-randomize', process.execPath, 'server/src/main.ts']]
-				: [process.execPath, ['server/src/main.ts']];
+				? ['setarch', machine(), '--addr-no-randomize', process.execPath, main]
+				: how === 'node'
+					? [process.execPath, main]
+					: [...how.under, process.execPath, ...how.nodeArgs, main];
 	const child = spawn(command, args, {
-		cwd: ROOT,
+		cwd: typeof how === 'object' ? how.cwd : ROOT,
 		env: { ...process.env, PORT: '0', ...env },
 		detached,
 	});
