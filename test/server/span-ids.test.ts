@@ -98,3 +98,19 @@ it('draws again an id that came out all zeros, which W3C trace context calls inv
 	}
 	expect(() => seedSpanIds(new Uint32Array(4))).toThrow('an all-zero seed');
 });
+
+it('draws again the span id of a new root span, written into bytes, that came out all zeros', () => {
+	const bytes = new Uint8Array(24);
+	try {
+		// From this state the generator gives 0, 0, 1, 0 (the trace id), 0, 0, then 0x809 twice.
+		seedSpanIds(Uint32Array.of(0x12424041, 0, 0x400801, 0x400801));
+		SpanIds.writeRoot(new DataView(bytes.buffer), 0, 16);
+	} finally {
+		seedSpanIds(randomFillSync(new Uint32Array(4)));
+	}
+	const hex = Buffer.from(bytes).toString('hex');
+	expect([hex.slice(0, 32), hex.slice(32)]).toEqual([
+		'00000000000000000000000100000000',
+		'0000080900000809',
+	]);
+});
