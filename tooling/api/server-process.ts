@@ -43,17 +43,18 @@ export async function spawnServer(
 	log?: string,
 	detached = false,
 ): Promise<ServerProcess> {
-	const main = join(ROOT, 'server/src/main.ts');
+	const { under, nodeArgs, cwd } =
+		how === 'node, fixed layout'
+			? { under: ['setarch', machine(), '--addr-no-randomize'], nodeArgs: [], cwd: ROOT }
+			: how === 'node' || how === 'npm start'
+				? { under: [], nodeArgs: [], cwd: ROOT }
+				: how;
 	const [command, ...args] =
 		how === 'npm start'
 			? ['npm', 'start']
-			: how === 'node, fixed layout'
-				? ['setarch', machine(), '--addr-no-randomize', process.execPath, main]
-				: how === 'node'
-					? [process.execPath, main]
-					: [...how.under, process.execPath, ...how.nodeArgs, main];
+			: [...under, process.execPath, ...nodeArgs, join(ROOT, 'server/src/main.ts')];
 	const child = spawn(command, args, {
-		cwd: typeof how === 'object' ? how.cwd : ROOT,
+		cwd,
 		env: { ...process.env, PORT: '0', ...env },
 		detached,
 	});
