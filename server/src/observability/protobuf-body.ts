@@ -123,7 +123,7 @@ export class ProtobufBody {
 	time(fieldTag: number, ms: number): void {
 		const at = this.at;
 		this.at = at + 9;
-		if (at + 9 > this.body.length) return;
+		if (!this.fits()) return;
 		const micros = Math.round(ms * 1000);
 		const microsHigh = Math.floor(micros / TWO_TO_32);
 		const lowNanos = (micros - microsHigh * TWO_TO_32) * 1000;

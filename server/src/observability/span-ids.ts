@@ -30,8 +30,8 @@ function take(length: number): number {
  * system's generator once in each thread: they are to be unique, not secret (OpenTelemetry's SDK
  * draws them with `Math.random`, itself an xorshift), and a step here is a few integer operations:
  * `Math.random`'s calls and cache refills cost a request's span about 450 instructions, drawing
- * here about 115 (`npm run bench:instructions`). Drawn from `randomFillSync` they cost the request thread of a
- * running server about 1.4 µs more a request (docs/performance.md).
+ * here about 115 (`npm run bench:instructions`). Drawn from `randomFillSync` they cost the request
+ * thread of a running server about 1.4 µs more a request (docs/performance.md).
  */
 let x = 0;
 let y = 0;
