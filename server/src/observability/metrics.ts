@@ -43,9 +43,8 @@ export class ServerMetrics {
 		this.#delivery = delivery;
 		// The process's own (CPU, memory, the event loop's delay), under prom-client's usual names,
 		// but for three gauges named like counters, which `promtool check metrics` refuses. The delay
-		// is sampled by a timer, which wakes an idle event loop at each sample: at prom-client's 10 ms,
-		// 100 times a second cost an idle server's request thread 5 ms of CPU a second (against 1 ms
-		// off), taken from the outbox thread beside it. A stall of 100 ms or more is always seen.
+		// is sampled by a timer that wakes an idle event loop at each sample, so less often than
+		// prom-client's 10 ms (what that cost: docs/observability.md).
 		collectDefaultMetrics({
 			register: this.#registry,
 			eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
