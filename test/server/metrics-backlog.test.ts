@@ -4,7 +4,8 @@ import { ManualClock } from '../support/manual-clock.ts';
 import type { TestServer } from '../support/test-server.ts';
 
 // The backlog gauges at every scrape, as deliveries wait, are given up, put back and dropped with
-// their endpoint: the count kept by triggers, the oldest looked for from where it was last found.
+// their endpoint: read from the row that triggers keep for each endpoint (backlog-triggers.test.ts
+// checks those rows through every kind of change).
 // metrics.test.ts reads them after deliveries are sent.
 const TOKEN = 'metrics-token-0123456789';
 let clock: ManualClock;

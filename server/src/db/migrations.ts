@@ -8,6 +8,18 @@ interface Migration {
 	sql: string;
 }
 
+/**
+ * Migration 21's trigger body for a waiting delivery that leaves its endpoint's backlog (settled or
+ * deleted): one fewer waits, and if it was the first, the first is the next waiting one after it.
+ */
+const LEFT_THE_BACKLOG = `BEGIN UPDATE webhook_backlogs SET waiting = waiting - 1,
+                first_seq = CASE WHEN first_seq = OLD.seq THEN
+                  (SELECT seq FROM webhook_deliveries INDEXED BY webhook_deliveries_by_webhook
+                   WHERE webhook_id = OLD.webhook_id AND seq > OLD.seq AND status IN ('pending', 'failed')
+                   ORDER BY seq LIMIT 1)
+                ELSE first_seq END
+              WHERE webhook_id = OLD.webhook_id; END;`;
+
 // Append-only: a released migration is never edited; a change to the schema is a new entry.
 export const MIGRATIONS: readonly Migration[] = [
 	{
@@ -445,6 +457,50 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER webhook_backlog_deleted AFTER DELETE ON webhook_deliveries
         WHEN OLD.status IN ('pending', 'failed')
         BEGIN UPDATE webhook_backlog SET waiting = waiting - 1; END;
+    `,
+	},
+	{
+		version: 21,
+		name: "each endpoint's waiting deliveries counted, and the first of them kept",
+		sql: `
+      -- Each endpoint's waiting deliveries (pending or failed): how many, and the first of them (the
+      -- lowest seq; null when none waits), kept by triggers as deliveries are queued, settled, put
+      -- back and deleted. /metrics and an endpoint's health read these rows: finding the first by
+      -- walking the due index took 30 ms at 400,000 waiting (300 ms with its pages not yet cached),
+      -- which every API request waited behind. When the first settles, the next is the first waiting
+      -- one after it in the endpoint's order, usually the very next. Replaces migration 20's count.
+      DROP TRIGGER webhook_backlog_queued;
+      DROP TRIGGER webhook_backlog_reopened;
+      DROP TRIGGER webhook_backlog_settled;
+      DROP TRIGGER webhook_backlog_deleted;
+      DROP TABLE webhook_backlog;
+      CREATE TABLE webhook_backlogs (
+        webhook_id TEXT PRIMARY KEY REFERENCES webhooks(id) ON DELETE CASCADE,
+        waiting    INTEGER NOT NULL,
+        first_seq  INTEGER
+      ) WITHOUT ROWID;
+      INSERT INTO webhook_backlogs (webhook_id, waiting, first_seq)
+        SELECT w.id, count(d.seq), min(d.seq)
+        FROM webhooks w LEFT JOIN webhook_deliveries d
+          ON d.webhook_id = w.id AND d.status IN ('pending', 'failed')
+        GROUP BY w.id;
+      CREATE TRIGGER webhook_backlogs_created AFTER INSERT ON webhooks
+        BEGIN INSERT INTO webhook_backlogs (webhook_id, waiting, first_seq) VALUES (NEW.id, 0, NULL); END;
+      -- A new delivery's seq is above every other's: it is the first only when none waits.
+      CREATE TRIGGER webhook_backlogs_queued AFTER INSERT ON webhook_deliveries
+        WHEN NEW.status IN ('pending', 'failed')
+        BEGIN UPDATE webhook_backlogs SET waiting = waiting + 1, first_seq = coalesce(first_seq, NEW.seq)
+              WHERE webhook_id = NEW.webhook_id; END;
+      CREATE TRIGGER webhook_backlogs_reopened AFTER UPDATE OF status ON webhook_deliveries
+        WHEN NEW.status IN ('pending', 'failed') AND OLD.status NOT IN ('pending', 'failed')
+        BEGIN UPDATE webhook_backlogs SET waiting = waiting + 1, first_seq = min(coalesce(first_seq, NEW.seq), NEW.seq)
+              WHERE webhook_id = NEW.webhook_id; END;
+      CREATE TRIGGER webhook_backlogs_settled AFTER UPDATE OF status ON webhook_deliveries
+        WHEN OLD.status IN ('pending', 'failed') AND NEW.status NOT IN ('pending', 'failed')
+        ${LEFT_THE_BACKLOG}
+      CREATE TRIGGER webhook_backlogs_deleted AFTER DELETE ON webhook_deliveries
+        WHEN OLD.status IN ('pending', 'failed')
+        ${LEFT_THE_BACKLOG}
     `,
 	},
 ];
