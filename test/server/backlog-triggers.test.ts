@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { openDatabase } from '../../server/src/db/connection.ts';
+import { MIGRATIONS, migrate } from '../../server/src/db/migrations.ts';
 import { Backlog } from '../../server/src/outbox/backlog.ts';
 
 // The rows that triggers keep for each endpoint's waiting deliveries (migration 21), against the
@@ -37,6 +38,30 @@ function seeded(seed: number): () => number {
 	};
 }
 
+/** An endpoint `id` of the organization. */
+function addEndpoint(into: Database, id: string): void {
+	into
+		.prepare(
+			"INSERT INTO webhooks (id, org_id, url, event_types, secret, created_at) VALUES (?, 'o1', ?, '[]', 's', '2026-01-01T00:00:00.000Z')",
+		)
+		.run(id, `http://127.0.0.1/${id}`);
+}
+
+/** Event number `n`, `n` seconds into 2026, and its delivery to `webhookId` with `status`. */
+function addDelivery(into: Database, n: number, webhookId: string, status = 'pending'): void {
+	const eventId = `e${n}`;
+	into
+		.prepare(
+			"INSERT INTO events (id, org_id, type, actor, occurred_at, data) VALUES (?, 'o1', 'session.created', 'u1', ?, '{}')",
+		)
+		.run(eventId, new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString());
+	into
+		.prepare(
+			'INSERT INTO webhook_deliveries (id, webhook_id, event_id, status) VALUES (?, ?, ?, ?)',
+		)
+		.run(`d${n}`, webhookId, eventId, status);
+}
+
 /** What the backlog must answer, counted from the deliveries themselves. */
 function expected(webhookId?: string) {
 	const where = webhookId ? `${WAITING} AND webhook_id = ?` : WAITING;
@@ -61,9 +86,7 @@ it('counts each endpoint’s waiting deliveries and finds the oldest through eve
 	const endpoints: string[] = [];
 	const createEndpoint = () => {
 		const id = `w${++made}`;
-		db.prepare(
-			"INSERT INTO webhooks (id, org_id, url, event_types, secret, created_at) VALUES (?, 'o1', ?, '[]', 's', '2026-01-01T00:00:00.000Z')",
-		).run(id, `http://127.0.0.1/${id}`);
+		addEndpoint(db, id);
 		endpoints.push(id);
 	};
 	const deliveriesWhere = (condition: string) =>
@@ -83,15 +106,7 @@ it('counts each endpoint’s waiting deliveries and finds the oldest through eve
 			'queued',
 			() => {
 				const webhookId = pick(endpoints);
-				if (!webhookId) return;
-				const eventId = `e${++made}`;
-				const at = new Date(Date.UTC(2026, 0, 1) + made * 1000).toISOString();
-				db.prepare(
-					"INSERT INTO events (id, org_id, type, actor, occurred_at, data) VALUES (?, 'o1', 'session.created', 'u1', ?, '{}')",
-				).run(eventId, at);
-				db.prepare(
-					"INSERT INTO webhook_deliveries (id, webhook_id, event_id, status) VALUES (?, ?, ?, 'pending')",
-				).run(`d${made}`, webhookId, eventId);
+				if (webhookId) addDelivery(db, ++made, webhookId);
 			},
 		],
 		['delivered', () => setStatus(pick(deliveriesWhere(WAITING)), 'succeeded')],
@@ -168,4 +183,44 @@ it('counts each endpoint’s waiting deliveries and finds the oldest through eve
 	// The run reached large backlogs, and saw the oldest move on many times: it tested something.
 	expect(largest).toBeGreaterThan(50);
 	expect(advanced).toBeGreaterThan(20);
+});
+
+it('starts an upgraded database with the rows its deliveries make', () => {
+	db.close();
+	const path = join(dir, 'upgraded.sqlite');
+	const old = new BetterSqlite3(path);
+	migrate(
+		old,
+		MIGRATIONS.filter((migration) => migration.version < 21),
+	);
+	old
+		.prepare(
+			"INSERT INTO orgs (id, name, slug, created_at) VALUES ('o1', 'Org', 'org', '2026-01-01T00:00:00.000Z')",
+		)
+		.run();
+	for (const id of ['w1', 'w2', 'w3']) addEndpoint(old, id);
+	// w1: its first given up and its second delivered, two waiting; w2: nothing waits; w3: none at all.
+	addDelivery(old, 1, 'w1', 'exhausted');
+	addDelivery(old, 2, 'w2', 'succeeded');
+	addDelivery(old, 3, 'w1', 'succeeded');
+	addDelivery(old, 4, 'w1', 'failed');
+	addDelivery(old, 5, 'w1', 'pending');
+	old.close();
+
+	db = openDatabase(path);
+	const backlog = new Backlog(db);
+	expect(backlog.waitingOf('w1')).toEqual({
+		waiting: 2,
+		oldest_event_at: '2026-01-01T00:00:04.000Z',
+	});
+	expect(backlog.waitingOf('w2')).toEqual({ waiting: 0, oldest_event_at: null });
+	expect(backlog.waitingOf('w3')).toEqual({ waiting: 0, oldest_event_at: null });
+	expect([backlog.waiting(), backlog.oldestWaitingEventAt()]).toEqual([
+		2,
+		'2026-01-01T00:00:04.000Z',
+	]);
+	// And kept from there.
+	db.prepare("UPDATE webhook_deliveries SET status = 'succeeded' WHERE id = 'd4'").run();
+	expect(backlog.waitingOf('w1')).toEqual(expected('w1'));
+	expect(backlog.waitingOf('w1').oldest_event_at).toBe('2026-01-01T00:00:05.000Z');
 });
