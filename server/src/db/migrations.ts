@@ -466,8 +466,8 @@ export const MIGRATIONS: readonly Migration[] = [
       -- Each endpoint's waiting deliveries (pending or failed): how many, and the first of them (the
       -- lowest seq; null when none waits), kept by triggers as deliveries are queued, settled, put
       -- back and deleted. /metrics and an endpoint's health read these rows: finding the first by
-      -- walking the due index took 30 ms at 400,000 waiting (300 ms with its pages not yet cached),
-      -- which every API request waited behind. When the first settles, the next is the first waiting
+      -- walking the due index held up every API request for as long as the walk took, longer the
+      -- more waited (docs/observability.md). When the first settles, the next is the first waiting
       -- one after it in the endpoint's order, usually the very next. Replaces migration 20's count.
       DROP TRIGGER webhook_backlog_queued;
       DROP TRIGGER webhook_backlog_reopened;
