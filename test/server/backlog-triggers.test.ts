@@ -219,8 +219,13 @@ it('starts an upgraded database with the rows its deliveries make', () => {
 		2,
 		'2026-01-01T00:00:04.000Z',
 	]);
-	// And kept from there.
+	// And kept from there, for the endpoint that had no delivery as much as for the others.
 	db.prepare("UPDATE webhook_deliveries SET status = 'succeeded' WHERE id = 'd4'").run();
+	addDelivery(db, 6, 'w3');
 	expect(backlog.waitingOf('w1')).toEqual(expected('w1'));
 	expect(backlog.waitingOf('w1').oldest_event_at).toBe('2026-01-01T00:00:05.000Z');
+	expect(backlog.waitingOf('w3')).toEqual({
+		waiting: 1,
+		oldest_event_at: '2026-01-01T00:00:06.000Z',
+	});
 });

@@ -43,14 +43,14 @@ export class Backlog {
 
 	/** One endpoint's waiting deliveries, and its oldest one's event time (null when none waits). */
 	waitingOf(webhookId: string): { waiting: number; oldest_event_at: string | null } {
-		const found = this.#sql
+		// Every endpoint has its row, from its creation (or migration 21) on.
+		return this.#sql
 			.of<[string], { waiting: number; oldest_event_at: string | null }>(
 				`SELECT b.waiting, e.occurred_at AS oldest_event_at FROM webhook_backlogs b
            LEFT JOIN webhook_deliveries d ON d.seq = b.first_seq LEFT JOIN events e ON e.id = d.event_id
          WHERE b.webhook_id = ?`,
 			)
-			.get(webhookId);
-		return found ?? { waiting: 0, oldest_event_at: null };
+			.get(webhookId)!;
 	}
 
 	endpointStates(): EndpointStates {
