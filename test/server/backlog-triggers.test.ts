@@ -18,9 +18,7 @@ let db: Database;
 beforeEach(() => {
 	dir = mkdtempSync(join(tmpdir(), 'traininglab-backlog-'));
 	db = openDatabase(join(dir, 'db.sqlite'));
-	db.prepare(
-		"INSERT INTO orgs (id, name, slug, created_at) VALUES ('o1', 'Org', 'org', '2026-01-01T00:00:00.000Z')",
-	).run();
+	addOrg(db);
 });
 afterEach(() => {
 	db.close();
@@ -36,6 +34,15 @@ function seeded(seed: number): () => number {
 		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
 		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 	};
+}
+
+/** The organization `o1`, which every endpoint and event belongs to. */
+function addOrg(into: Database): void {
+	into
+		.prepare(
+			"INSERT INTO orgs (id, name, slug, created_at) VALUES ('o1', 'Org', 'org', '2026-01-01T00:00:00.000Z')",
+		)
+		.run();
 }
 
 /** An endpoint `id` of the organization. */
@@ -193,11 +200,7 @@ it('starts an upgraded database with the rows its deliveries make', () => {
 		old,
 		MIGRATIONS.filter((migration) => migration.version < 21),
 	);
-	old
-		.prepare(
-			"INSERT INTO orgs (id, name, slug, created_at) VALUES ('o1', 'Org', 'org', '2026-01-01T00:00:00.000Z')",
-		)
-		.run();
+	addOrg(old);
 	for (const id of ['w1', 'w2', 'w3']) addEndpoint(old, id);
 	// w1: its first given up and its second delivered, two waiting; w2: nothing waits; w3: none at all.
 	addDelivery(old, 1, 'w1', 'exhausted');
