@@ -33,6 +33,27 @@ describe('cursor paging', () => {
 		expect(nextLink((await org.trainer.get('/sessions?limit=200')).headers)).toBeNull();
 	});
 
+	it('sends a long page as UTF-8 JSON of its length in bytes, and HEAD the same headers only', async () => {
+		await createSessions(30, 'Atelier « naïve » — 日本語 ✓');
+		const url = `${server.url}/sessions?limit=100`;
+		const headers = { authorization: `Bearer ${org.trainer.key}` };
+		const get = await fetch(url, { headers });
+		const bytes = Buffer.from(await get.arrayBuffer());
+		expect(get.status).toBe(200);
+		expect(get.headers.get('content-type')).toBe('application/json; charset=utf-8');
+		expect(get.headers.get('cache-control')).toBe('no-store');
+		expect(Number(get.headers.get('content-length'))).toBe(bytes.length);
+		const page = JSON.parse(bytes.toString('utf8')) as Array<{ title: string }>;
+		expect(page.filter((s) => s.title.startsWith('Atelier « naïve » — 日本語 ✓'))).toHaveLength(30);
+		expect(bytes.length).toBeGreaterThan(JSON.stringify(page).length);
+
+		const head = await fetch(url, { method: 'HEAD', headers });
+		expect(head.status).toBe(200);
+		expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+		expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+		expect((await head.arrayBuffer()).byteLength).toBe(0);
+	});
+
 	it('uses a default page size of 100', async () => {
 		await createSessions(101 - (await org.trainer.getAll('/sessions')).items.length, 'default');
 		const page = await org.trainer.get('/sessions');

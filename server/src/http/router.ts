@@ -11,6 +11,7 @@ import { BOUNDS } from '../schemas/bounds.ts';
 import { assertScopable } from '../services/resource-scope.ts';
 import type { AnyRoute, RouteContext } from './route.ts';
 import { parseInput } from './validate.ts';
+import { sendJson } from './json-answer.ts';
 
 interface RouterDeps {
 	services: Services;
@@ -176,10 +177,10 @@ function send(
 		const page = outcome.body as Page<unknown>;
 		if (page.nextAfter !== null)
 			res.setHeader('Link', `<${nextPageUrl(route, ctx, page.nextAfter, deps)}>; rel="next"`);
-		res.status(outcome.status).json(page.items);
+		sendJson(res, outcome.status, page.items);
 		return;
 	}
-	res.status(outcome.status).json(outcome.body);
+	sendJson(res, outcome.status, outcome.body);
 }
 
 /** Built from the configured public URL and the validated request, never from `Host` or the raw target. */
