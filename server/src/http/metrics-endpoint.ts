@@ -24,10 +24,10 @@ export function metricsEndpoint(metrics: ServerMetrics, token: string | undefine
 			const text = await metrics.text();
 			res.setHeader('Content-Type', metrics.contentType);
 			res.setHeader('Cache-Control', 'no-store');
-			// As a string: Express's `send` turns a text of 1,000 characters or more into a Buffer (as it
-			// does the API's longer JSON, such as list pages). On a server whose answers were all short,
-			// the first scrape then deoptimised about a hundred functions every answer goes through,
-			// against about thirty so (docs/performance.md).
+			// As a string, as the API's JSON goes (json-answer.ts): Express's `send` turns a text of 1,000
+			// characters or more into a Buffer. On a server whose answers were all short, the first scrape
+			// sent so deoptimised about a hundred functions every answer goes through, against about
+			// thirty as a string (docs/performance.md).
 			res.end(text);
 		} catch (error) {
 			next(error);
