@@ -1,10 +1,12 @@
-// `npm run bench:instructions -- [path] [--warm N] [--count N] [--scrape-every N] [--off-unasked]`:
+// `npm run bench:instructions -- [cell] [--warm N] [--count N] [--scrape-every N] [--off-unasked]`:
 // the instructions a request costs the API server's main thread, metrics and traces off against
 // on, counted by valgrind's callgrind (Debian's `valgrind`). Unlike throughput or CPU time, a count
 // does not move with what else the machine does, so it reads a change of a few hundred
 // instructions a request. Two servers, one of each mode, run at once under callgrind with their
-// JIT code named (`--perf-basic-prof`); each answers `--warm` requests to `GET <path>` (default
-// /me) at 10 connections, then `--count` more with callgrind counting. As in
+// JIT code named (`--perf-basic-prof`), each on its own copy of the same data (1,000 sessions);
+// each answers `--warm` requests of `cell` at 10 connections, then `--count` more with callgrind
+// counting. `cell` is a request of the overhead benchmark: `/me` (the default),
+// `/sessions/{id}`, `/sessions?limit=100` or `POST /sessions`. As in
 // bench/observability.mts, both are asked for `/metrics` a few times in the warm-up and once each
 // `--scrape-every` counted requests (10,000: once a second at the benchmark's rate), off answering
 // 404; with `--off-unasked`, only on is. Printed: each mode's instructions a request on its main
@@ -14,13 +16,13 @@
 import autocannon from 'autocannon';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnServer } from '../tooling/api/server-process.ts';
-import { bootstrap, tempDir } from './support.mts';
+import { bootstrap, seedSessions, tempDir } from './support.mts';
 
 const { values, positionals } = parseArgs({
 	allowPositionals: true,
@@ -31,7 +33,9 @@ const { values, positionals } = parseArgs({
 		'off-unasked': { type: 'boolean', default: false },
 	},
 });
-const path = positionals[0] ?? '/me';
+const cell = positionals[0] ?? '/me';
+const method = cell.startsWith('POST ') ? 'POST' : 'GET';
+const path = method === 'POST' ? cell.slice('POST '.length) : cell;
 const warm = Number(values.warm);
 const count = Number(values.count);
 /** The benchmark's scrape, once a second at about 10,000 requests a second: one in the count. */
@@ -51,13 +55,20 @@ collector.listen(0, '127.0.0.1');
 await once(collector, 'listening');
 const collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
 
+/** The data both servers start from: the bench organization with 1,000 sessions. */
+const dataDir = tempDir('instructions-data');
+const seeded = join(dataDir, 'seeded.sqlite');
+const boot = bootstrap(seeded);
+const { versionId, sessionIds } = seedSessions(seeded, boot, 1000);
+const requestPath = path.replace('{id}', sessionIds[sessionIds.length >> 1]);
+
 /** Each function's instructions on the main thread, a request, named. */
 type Counts = Map<string, number>;
 
 async function countMode(mode: 'off' | 'on'): Promise<{ total: number; functions: Counts }> {
 	const dir = tempDir(`instructions-${mode}`);
 	const databasePath = join(dir, 'db.sqlite');
-	const boot = bootstrap(databasePath);
+	copyFileSync(seeded, databasePath);
 	const out = join(dir, 'callgrind.out');
 	const server = await spawnServer(
 		{
@@ -87,10 +98,18 @@ async function countMode(mode: 'off' | 'on'): Promise<{ total: number; functions
 	);
 	const { child, url } = server;
 	try {
-		const request = {
-			url: `${url}${path}`,
+		const request: autocannon.Options = {
+			url: `${url}${requestPath}`,
+			method,
 			connections: CONNECTIONS,
-			headers: { authorization: `Bearer ${boot.api_key}` },
+			headers: {
+				authorization: `Bearer ${boot.api_key}`,
+				...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+			},
+			body:
+				method === 'POST'
+					? JSON.stringify({ title: 'Load', lab_version_id: versionId, capacity: 20 })
+					: undefined,
 		};
 		const scrape = async () => {
 			const answer = await fetch(`${new URL(url).origin}/metrics`, {
@@ -176,7 +195,7 @@ try {
 	const [off, on] = await Promise.all([countMode('off'), countMode('on')]);
 	const round = (value: number) => Math.round(value).toLocaleString('en-US');
 	console.log(
-		`GET ${path}, instructions a request on the main thread: off ${round(off.total)}, on ${round(on.total)} (${on.total >= off.total ? '+' : ''}${round(on.total - off.total)})`,
+		`${method} ${path}, instructions a request on the main thread: off ${round(off.total)}, on ${round(on.total)} (${on.total >= off.total ? '+' : ''}${round(on.total - off.total)})`,
 	);
 	const names = new Set([...off.functions.keys(), ...on.functions.keys()]);
 	const differences = [...names]
@@ -196,4 +215,5 @@ try {
 		);
 } finally {
 	collector.close();
+	rmSync(dataDir, { recursive: true, force: true });
 }
