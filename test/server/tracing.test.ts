@@ -12,6 +12,7 @@ import { Receiver } from '../support/receiver.ts';
 import type { TestServer } from '../support/test-server.ts';
 import { eventually } from '../../tooling/eventually.ts';
 
+const INTERNAL = 1;
 const SERVER = 2;
 const CLIENT = 3;
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
@@ -103,7 +104,14 @@ describe('traces, exported over OTLP', () => {
 				'http.response.status_code': 204,
 			},
 		});
-		expect(event.parentSpanId).toBe(request.spanId);
+		expect(event).toMatchObject({
+			kind: INTERNAL,
+			parentSpanId: request.spanId,
+			attributes: {
+				'traininglab.event.id': JSON.parse(delivery.body).id,
+				'traininglab.event.type': 'member.removed',
+			},
+		});
 		expect(attempt).toMatchObject({
 			kind: CLIENT,
 			parentSpanId: event.spanId,

@@ -107,6 +107,22 @@ export class RequestSpan extends FieldSpan {
 	}
 }
 
+/**
+ * The span of one event's recording, `event <type>`, in the trace of the request that caused it:
+ * its ids go with the event (its `traceparent`) to each delivery attempt, whose spans are its
+ * children.
+ */
+export class EventSpan extends FieldSpan {
+	readonly eventId: string;
+	readonly eventType: string;
+
+	constructor(eventId: string, eventType: string, ids: SpanIds, sink: SpanSink | undefined) {
+		super(ids, sink);
+		this.eventId = eventId;
+		this.eventType = eventType;
+	}
+}
+
 /** What a delivery attempt's span says of the delivery from its start. */
 export interface AttemptOf {
 	deliveryId: string;

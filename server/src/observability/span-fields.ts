@@ -24,6 +24,7 @@ export const KEY_FIELDS = new Map(
 );
 export const keyField = (key: string) => KEY_FIELDS.get(key)!;
 const METHOD = keyField('http.request.method');
+const EVENT_TYPE = keyField('traininglab.event.type');
 const ROUTE = keyField('http.route');
 export const STATUS = keyField('http.response.status_code');
 
@@ -121,4 +122,29 @@ function writeRequestFields(method: string, route: string | undefined, statusCod
 	writeIntAttribute(out, STATUS, statusCode);
 	if (statusCode >= 500) writeStatus(out, SpanStatusCode.ERROR, '');
 	return Buffer.from(out.body.subarray(0, out.at));
+}
+
+/**
+ * The fields of an event's span that follow from its type — `event <type>`, SPAN_KIND_INTERNAL and
+ * the type attribute — written once for each type (the catalogue's, a few dozen) and copied from
+ * there, as request spans' are.
+ */
+export class EventFields {
+	readonly #written = new Map<string, Buffer>();
+
+	of(eventType: string): Buffer {
+		let fields = this.#written.get(eventType);
+		if (!fields) {
+			const out = new ProtobufBody(64 + 6 * eventType.length);
+			const nameAt = out.open(SPAN.name, 1);
+			out.utf8('event ');
+			out.utf8(eventType);
+			out.close(nameAt, 1);
+			writeKind(out, SpanKind.INTERNAL);
+			writeStringAttribute(out, EVENT_TYPE, eventType);
+			fields = Buffer.from(out.body.subarray(0, out.at));
+			this.#written.set(eventType, fields);
+		}
+		return fields;
+	}
 }

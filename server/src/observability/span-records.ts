@@ -3,12 +3,14 @@ import { ANY_VALUE, FIRST, SECOND, SPAN } from './otlp-protobuf.ts';
 import { ProtobufBody } from './protobuf-body.ts';
 import {
 	AttemptSpan,
+	EventSpan,
 	RequestSpan,
 	type FieldSpan,
 	type RecordedSpan,
 	type SpanSink,
 } from './recorded-span.ts';
 import {
+	EventFields,
 	keyField,
 	KEY_FIELDS,
 	RequestFields,
@@ -30,6 +32,7 @@ const ATTEMPT = {
 	host: keyField('server.address'),
 	outcome: keyField('traininglab.outcome'),
 };
+const EVENT_ID = keyField('traininglab.event.id');
 const DELIVER = Buffer.from('deliver ', 'ascii');
 const TWO_TO_63 = 2 ** 63;
 /** Bytes kept for a span's length: 16 KiB, more than any request's or attempt's span takes. */
@@ -61,6 +64,7 @@ export class SpanRecorder implements SpanSink {
 	#timer: NodeJS.Timeout | undefined;
 	#out = new ProtobufBody(WRITE_BYTES);
 	readonly #requestFields = new RequestFields();
+	readonly #eventFields = new EventFields();
 
 	constructor(ring: SharedArrayBuffer) {
 		this.#ring = new RingWriter(ring);
@@ -128,6 +132,7 @@ export class SpanRecorder implements SpanSink {
 
 	#write(span: RecordedSpan | FieldSpan): void {
 		if (span instanceof RequestSpan) this.#writeRequest(span);
+		else if (span instanceof EventSpan) this.#writeEvent(span);
 		else if (span instanceof AttemptSpan) this.#writeAttempt(span);
 		else this.#writeSpan(span as RecordedSpan);
 	}
@@ -141,6 +146,16 @@ export class SpanRecorder implements SpanSink {
 		const spanAt = this.#ids(span.idsMade());
 		writeTimes(out, span.startTime, span.endTime);
 		out.append(this.#requestFields.of(span.method, span.route, span.statusCode));
+		out.close(spanAt, SPAN_LENGTH_BYTES);
+	}
+
+	/** An event's span: its ids, times and id, then what follows from its type, written once a type. */
+	#writeEvent(span: EventSpan): void {
+		const out = this.#out;
+		const spanAt = this.#ids(span.spanContext());
+		writeTimes(out, span.startTime, span.endTime);
+		writeStringAttribute(out, EVENT_ID, span.eventId);
+		out.append(this.#eventFields.of(span.eventType));
 		out.close(spanAt, SPAN_LENGTH_BYTES);
 	}
 

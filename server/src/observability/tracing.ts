@@ -3,7 +3,6 @@ import {
 	SpanKind,
 	TraceFlags,
 	defaultTextMapGetter,
-	defaultTextMapSetter,
 	isSpanContextValid,
 	trace,
 	type Attributes,
@@ -12,7 +11,13 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { AttemptSpan, RecordedSpan, RequestSpan, type AttemptOf } from './recorded-span.ts';
+import {
+	AttemptSpan,
+	EventSpan,
+	RecordedSpan,
+	RequestSpan,
+	type AttemptOf,
+} from './recorded-span.ts';
 import type { SpanExports } from './span-export.ts';
 import { SpanIds } from './span-ids.ts';
 import { SpanRecorder } from './span-records.ts';
@@ -122,6 +127,15 @@ export class Tracing {
 	}
 
 	/**
+	 * The span of an event's recording, child of the active context's (the request's): end it once
+	 * the event is stored.
+	 */
+	startEventSpan(eventId: string, eventType: string): EventSpan {
+		const { ids, recorder } = this.#idsUnder(this.active());
+		return new EventSpan(eventId, eventType, ids, recorder);
+	}
+
+	/**
 	 * The client span of a delivery attempt, child of `parent` (its event's trace): set its
 	 * `outcome`, `statusCode` and `error` once answered, then end it.
 	 */
@@ -155,10 +169,17 @@ export class Tracing {
 		return this.#propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
 	}
 
-	/** The W3C headers that continue `span`'s trace. */
-	headersOf(context: Context): TraceHeaders {
-		const headers: TraceHeaders = {};
-		this.#propagator.inject(context, headers, defaultTextMapSetter);
+	/**
+	 * The W3C headers that continue `span`'s trace with `span` as the parent, as OpenTelemetry's
+	 * propagator writes them (the server's spans always have valid ids).
+	 */
+	headersOf(span: Span): TraceHeaders {
+		const { traceId, spanId, traceFlags, traceState } = span.spanContext();
+		const headers: TraceHeaders = {
+			traceparent: `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`,
+		};
+		const state = traceState?.serialize();
+		if (state) headers.tracestate = state;
 		return headers;
 	}
 

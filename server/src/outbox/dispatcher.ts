@@ -230,7 +230,7 @@ export class WebhookDispatcher implements OutboxNotice {
 		const outcome = await this.#sender.post(
 			delivery.url,
 			body,
-			{ ...headers, ...tracing.headersOf(context) },
+			{ ...headers, ...tracing.headersOf(span) },
 			{
 				signal: this.#abort.signal,
 				receipt: delivery.require_receipt ? delivery.event_id : undefined,

@@ -61,11 +61,8 @@ export class EventLog {
 			data,
 		} as ActivityEvent;
 		const tracing = this.#tracing;
-		const span = tracing?.startSpan(`event ${type}`, {
-			attributes: { 'traininglab.event.id': event.id, 'traininglab.event.type': type },
-		});
-		const trace =
-			tracing && span ? tracing.headersOf(tracing.withSpan(tracing.active(), span)) : {};
+		const span = tracing?.startEventSpan(event.id, type);
+		const trace = tracing && span ? tracing.headersOf(span) : {};
 		this.#repos.events.insert({
 			...event,
 			org_id: actor.orgId,
