@@ -3,17 +3,14 @@ import type { AddressInfo } from 'node:net';
 import {
 	createTraceState,
 	isSpanContextValid,
-	SpanKind,
 	SpanStatusCode,
 	TraceFlags,
-	type Attributes,
-	type AttributeValue,
 } from '@opentelemetry/api';
 import fc from 'fast-check';
 import { OtlpExporter } from '../../server/src/observability/otlp-exporter.ts';
 import {
 	AttemptSpan,
-	RecordedSpan,
+	EventSpan,
 	RequestSpan,
 	type SpanSink,
 } from '../../server/src/observability/recorded-span.ts';
@@ -23,14 +20,13 @@ import { SpanRecorder } from '../../server/src/observability/span-records.ts';
 import { RING_BYTES, spanRing } from '../../server/src/observability/span-ring.ts';
 import {
 	decodeTraceExport,
-	type AnyValue,
 	type DecodedExport,
 	type DecodedSpan,
 } from '../support/otlp-protobuf.ts';
 
 // A span is written in OTLP's protobuf, by hand, into its thread's ring as it ends, and the
 // exporter puts the rings' spans together into exports; protobufjs, reading an export as a
-// collector would, must find every field of every span, whatever its attributes hold.
+// collector would, must find every field of every span, whatever its strings hold.
 
 /** A collector on a free port that keeps each export, decoded. */
 async function startCollector() {
@@ -63,18 +59,6 @@ const SMALL_RING = 4 * 1024 * 1024;
 /** OTLP's nanoseconds for a span time in milliseconds, to the microsecond. */
 const nanos = (ms: number) => String(BigInt(Math.round(ms * 1000)) * 1000n);
 
-/** What a collector reads for an attribute value: strings well formed, integers in int64, nulls left out of lists. */
-function expectedValue(value: AttributeValue): AnyValue {
-	if (typeof value === 'string') return { stringValue: value.toWellFormed() };
-	if (typeof value === 'boolean') return { boolValue: value };
-	if (typeof value === 'number')
-		return Number.isInteger(value) && Math.abs(value) < 2 ** 63
-			? { intValue: BigInt(value).toString() }
-			: { doubleValue: value };
-	const items = (value as unknown[]).filter((item) => item !== null && item !== undefined);
-	return { arrayValue: { values: items.map((item) => expectedValue(item as AttributeValue)) } };
-}
-
 /**
  * An exporter to the collector at `origin`, and the recorder of a thread whose ring (of
  * `ringBytes`) it reads.
@@ -88,28 +72,32 @@ function exporting(origin: string, serviceName = 'api', ringBytes = RING_BYTES) 
 	return { exporter, recorder: new SpanRecorder(ring) };
 }
 
-function recorded(
+/** The span of the `index`th event (its ids made from `index`), whose id is `eventId`. */
+function eventSpan(
 	recorder: SpanSink,
-	name: string,
 	index: number,
-	attributes?: Attributes,
-): RecordedSpan {
+	eventId = `event ${index}`,
+	eventType = 'member.removed',
+): EventSpan {
 	const id = (index + 1).toString(16).padStart(16, '0');
-	return new RecordedSpan(
-		name,
-		SpanKind.INTERNAL,
+	return new EventSpan(
+		eventId,
+		eventType,
 		SpanIds.of({ traceId: id.repeat(2), spanId: id, traceFlags: TraceFlags.SAMPLED }),
-		attributes,
 		recorder,
 	);
 }
 
-it('exports each field and attribute of a span as OTLP protobuf that decodes back to it', async () => {
+/** The event id an event's span was exported with. */
+const eventIdOf = (span: DecodedSpan) =>
+	span.attributes.find(({ key }) => key === 'traininglab.event.id')?.value.stringValue;
+
+it("exports an event's span, with its parent and tracestate, as OTLP protobuf that decodes back to it", async () => {
 	const collector = await startCollector();
 	const { exporter, recorder } = exporting(collector.url, 'service "ünïcode"');
-	const span = new RecordedSpan(
-		'GET',
-		SpanKind.SERVER,
+	const span = new EventSpan(
+		'0193a6f2-5b1e-7c3d-8e4f-a1b2c3d4e5f6',
+		'ünïcode "type"\n',
 		SpanIds.of({
 			traceId: '0af7651916cd43dd8448eb211c80319c',
 			spanId: 'B7AD6B7169203331',
@@ -117,25 +105,10 @@ it('exports each field and attribute of a span as OTLP protobuf that decodes bac
 			traceFlags: TraceFlags.SAMPLED,
 			traceState: createTraceState('vendor=a:b,other=c'),
 		}),
-		{ 'http.request.method': 'GET' },
 		recorder,
 	);
-	span.updateName('GET /orgs/{orgId} "ünïcode"\n');
-	span.setAttributes({
-		text: 'line\nbreak "quote" \\ \u2028',
-		long: 'x'.repeat(200),
-		whole: 204,
-		negative: -5,
-		huge: 2 ** 60,
-		tooLarge: 2 ** 64,
-		fraction: 0.25,
-		flag: false,
-		list: ['a', 1, true, null as unknown as string],
-		missing: undefined,
-	});
-	span.setStatus({ code: SpanStatusCode.ERROR, message: 'failed: "why"' });
 	span.end();
-	const root = recorded(recorder, '', 0);
+	const root = eventSpan(recorder, 0);
 	root.end();
 	recorder.flush();
 	await exporter.stop();
@@ -154,39 +127,29 @@ it('exports each field and attribute of a span as OTLP protobuf that decodes bac
 			spanId: 'b7ad6b7169203331',
 			parentSpanId: '00f067aa0ba902b7',
 			traceState: 'vendor=a:b,other=c',
-			name: 'GET /orgs/{orgId} "ünïcode"\n',
-			kind: 2,
+			name: 'event ünïcode "type"\n',
+			kind: 1,
 			startTimeUnixNano: nanos(span.startTime),
-			endTimeUnixNano: nanos(span.endTime!),
+			endTimeUnixNano: nanos(span.endTime),
 			attributes: [
-				{ key: 'http.request.method', value: { stringValue: 'GET' } },
-				{ key: 'text', value: { stringValue: 'line\nbreak "quote" \\ \u2028' } },
-				{ key: 'long', value: { stringValue: 'x'.repeat(200) } },
-				{ key: 'whole', value: { intValue: '204' } },
-				{ key: 'negative', value: { intValue: '-5' } },
-				{ key: 'huge', value: { intValue: '1152921504606846976' } },
-				{ key: 'tooLarge', value: { doubleValue: 2 ** 64 } },
-				{ key: 'fraction', value: { doubleValue: 0.25 } },
-				{ key: 'flag', value: { boolValue: false } },
 				{
-					key: 'list',
-					value: {
-						arrayValue: {
-							values: [{ stringValue: 'a' }, { intValue: '1' }, { boolValue: true }],
-						},
-					},
+					key: 'traininglab.event.id',
+					value: { stringValue: '0193a6f2-5b1e-7c3d-8e4f-a1b2c3d4e5f6' },
 				},
+				{ key: 'traininglab.event.type', value: { stringValue: 'ünïcode "type"\n' } },
 			],
-			status: { code: SpanStatusCode.ERROR, message: 'failed: "why"' },
 		},
 		{
 			traceId: '0000000000000001'.repeat(2),
 			spanId: '0000000000000001',
-			name: '',
+			name: 'event member.removed',
 			kind: 1,
 			startTimeUnixNano: nanos(root.startTime),
-			endTimeUnixNano: nanos(root.endTime!),
-			attributes: [],
+			endTimeUnixNano: nanos(root.endTime),
+			attributes: [
+				{ key: 'traininglab.event.id', value: { stringValue: 'event 0' } },
+				{ key: 'traininglab.event.type', value: { stringValue: 'member.removed' } },
+			],
 		},
 	]);
 	expect(nanos(span.startTime)).toMatch(/^\d{19}$/);
@@ -393,50 +356,33 @@ it("exports a delivery attempt's span with its outcome, and the error of one tha
 });
 
 // Lengths are written after what they measure, and moved when they take one byte more or less:
-// attributes of every size and kind, around those boundaries, in spans filling several batches.
-it('decodes back whatever the attributes hold, across batches', async () => {
-	const value: fc.Arbitrary<AttributeValue> = fc.oneof(
+// strings of every size and kind, around those boundaries, in spans filling several batches.
+it("decodes back whatever an event span's strings hold, across batches", async () => {
+	const text = fc.oneof(
 		fc.string({ unit: 'binary', maxLength: 300 }),
 		fc.string({ unit: 'grapheme-ascii', minLength: 100, maxLength: 20_000 }),
-		fc.boolean(),
-		fc.maxSafeInteger(),
-		fc.bigInt({ min: -(2n ** 63n) + 1n, max: 2n ** 63n - 1n }).map(Number),
-		fc.double(),
-		fc.array(fc.oneof(fc.string({ maxLength: 140 }), fc.integer(), fc.constant(null)), {
-			maxLength: 40,
-		}) as fc.Arbitrary<AttributeValue>,
 	);
-	const spans = fc.array(
-		fc.record({
-			name: fc.string({ unit: 'binary', maxLength: 200 }),
-			attributes: fc.dictionary(fc.string({ maxLength: 150 }), value, { maxKeys: 8 }),
-		}),
-		{ minLength: 1, maxLength: 120 },
-	);
+	const spans = fc.array(fc.record({ eventId: text, eventType: text }), {
+		minLength: 1,
+		maxLength: 120,
+	});
 	await fc.assert(
 		fc.asyncProperty(spans, async (ended) => {
 			const collector = await startCollector();
 			const { exporter, recorder } = exporting(collector.url);
-			for (const [index, { name, attributes }] of ended.entries())
-				recorded(recorder, name, index, attributes).end();
+			for (const [index, { eventId, eventType }] of ended.entries())
+				eventSpan(recorder, index, eventId, eventType).end();
 			recorder.flush();
 			await exporter.stop();
 			collector.close();
 
-			expect(
-				collector.spans().map(({ name, attributes }) => ({
-					name,
-					attributes: Object.fromEntries(attributes.map(({ key, value }) => [key, value])),
-				})),
-			).toEqual(
-				ended.map(({ name, attributes }) => ({
-					name: name.toWellFormed(),
-					attributes: Object.fromEntries(
-						Object.entries(attributes).map(([key, item]) => [
-							key.toWellFormed(),
-							expectedValue(item),
-						]),
-					),
+			expect(collector.spans().map(({ name, attributes }) => ({ name, attributes }))).toEqual(
+				ended.map(({ eventId, eventType }) => ({
+					name: `event ${eventType.toWellFormed()}`,
+					attributes: [
+						{ key: 'traininglab.event.id', value: { stringValue: eventId.toWellFormed() } },
+						{ key: 'traininglab.event.type', value: { stringValue: eventType.toWellFormed() } },
+					],
 				})),
 			);
 		}),
@@ -452,19 +398,19 @@ it('sends at most 8,192 spans an export, a span larger than a batch whole, and d
 	const large = 'ü'.repeat(2_200_000);
 	const count = 20_000;
 	for (let index = 0; index < count; index++)
-		recorded(recorder, `span ${index}`, index, index === 700 ? { large } : {}).end();
-	recorded(recorder, 'too large', count, { text: 'x'.repeat(ring) }).end();
-	recorded(recorder, 'after', count + 1).end();
+		eventSpan(recorder, index, index === 700 ? large : `span ${index}`).end();
+	eventSpan(recorder, count, 'x'.repeat(ring)).end();
+	eventSpan(recorder, count + 1, 'after').end();
 	recorder.flush();
 	await exporter.stop();
 	collector.close();
 
 	const sizes = collector.exports.map((body) => body.resourceSpans[0].scopeSpans[0].spans.length);
 	expect(Math.max(...sizes)).toBe(8192);
-	const names = collector.spans().map((span) => span.name);
-	expect(names).toEqual([...Array.from({ length: count }, (_, index) => `span ${index}`), 'after']);
-	expect(collector.spans()[700].attributes).toEqual([
-		{ key: 'large', value: { stringValue: large } },
+	const ids = collector.spans().map(eventIdOf);
+	expect(ids).toEqual([
+		...Array.from({ length: count }, (_, index) => (index === 700 ? large : `span ${index}`)),
+		'after',
 	]);
 	expect(recorder.dropped).toBe(1);
 	expect([exporter.lost.ringFull, exporter.lost.exportFailed]).toEqual([1, 0]);
@@ -476,18 +422,17 @@ it('drops the spans a full ring has no room for, and sends those it holds and th
 	// In one turn of the event loop, so that the exporter reads none of them: more than the ring
 	// holds (each span takes more than 32 bytes: its ids alone do).
 	const written = SMALL_RING / 32;
-	for (let index = 0; index < written; index++) recorded(recorder, `span ${index}`, index).end();
+	for (let index = 0; index < written; index++) eventSpan(recorder, index, `span ${index}`).end();
 	recorder.flush();
 	const dropped = recorder.dropped;
 	await exporter.flush();
-	recorded(recorder, 'after', written).end();
+	eventSpan(recorder, written, 'after').end();
 	recorder.flush();
 	await exporter.stop();
 	collector.close();
 
 	expect(dropped).toBeGreaterThan(0);
-	const names = collector.spans().map((span) => span.name);
-	expect(names).toEqual([
+	expect(collector.spans().map(eventIdOf)).toEqual([
 		...Array.from({ length: written - dropped }, (_, index) => `span ${index}`),
 		'after',
 	]);
@@ -505,7 +450,7 @@ it('counts the spans of every export the collector refuses or cannot be reached 
 	try {
 		const { exporter, recorder } = exporting(url);
 		const send = async (spans: number) => {
-			for (let index = 0; index < spans; index++) recorded(recorder, 'span', index).end();
+			for (let index = 0; index < spans; index++) eventSpan(recorder, index).end();
 			recorder.flush();
 			await exporter.flush();
 		};
@@ -517,7 +462,7 @@ it('counts the spans of every export the collector refuses or cannot be reached 
 		await exporter.stop();
 
 		const unreachable = exporting('http://127.0.0.1:9');
-		for (let index = 0; index < 5; index++) recorded(unreachable.recorder, 'span', index).end();
+		for (let index = 0; index < 5; index++) eventSpan(unreachable.recorder, index).end();
 		unreachable.recorder.flush();
 		await unreachable.exporter.stop();
 		expect([unreachable.exporter.lost.ringFull, unreachable.exporter.lost.exportFailed]).toEqual([

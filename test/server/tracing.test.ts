@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { getPriority } from 'node:os';
 import { createContextKey, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { loadConfig } from '../../server/src/config.ts';
+import { epochMs } from '../../server/src/observability/recorded-span.ts';
 import { Tracing } from '../../server/src/observability/tracing.ts';
 import { serverWithOrg, type TestOrg } from '../support/fixtures.ts';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
@@ -443,13 +444,14 @@ describe("a request's context", () => {
 		const tracing = new Tracing();
 		const key = createContextKey('kept');
 		const parent = ROOT_CONTEXT.setValue(key, 'from the parent');
-		const span = tracing.startSpan('request', {}, parent);
+		const span = tracing.startRequestSpan('DELETE', parent, epochMs());
 		const context = tracing.withSpan(parent, span);
 		expect(trace.getSpan(context)).toBe(span);
 		expect(context.getValue(key)).toBe('from the parent');
 
-		const child = tracing.startSpan('child', {}, context);
+		const child = tracing.run(context, () => tracing.startEventSpan('an id', 'member.removed'));
 		expect(child.spanContext().traceId).toBe(span.spanContext().traceId);
+		expect(child.spanContext().parentSpanId).toBe(span.spanContext().spanId);
 		const nested = trace.setSpan(context, child);
 		expect(trace.getSpan(nested)).toBe(child);
 		expect(trace.getSpan(context)).toBe(span);

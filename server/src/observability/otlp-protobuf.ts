@@ -22,10 +22,7 @@ export const SPAN = {
 };
 export const STATUS_CODE = tag(3, 0);
 export const ANY_VALUE = {
-	bool: tag(2, 0),
 	int: tag(3, 0),
-	double: tag(4, 1),
-	array: tag(5, LENGTH_DELIMITED),
 };
 
 /** What every export of a service starts with: its resource (`service.name`) and its scope. */

@@ -101,12 +101,6 @@ export class ProtobufBody {
 		this.at = start + length;
 	}
 
-	/** A double, little-endian. */
-	double(value: number): void {
-		if (this.at + 8 <= this.body.length) this.body.writeDoubleLE(value, this.at);
-		this.at += 8;
-	}
-
 	/** All of `bytes` (a field written before, in full). */
 	append(bytes: Buffer): void {
 		const { length } = bytes;
@@ -131,16 +125,6 @@ export class ProtobufBody {
 		this.body[at] = fieldTag;
 		this.view.setUint32(at + 1, lowNanos - carry * TWO_TO_32, true);
 		this.view.setUint32(at + 5, microsHigh * 1000 + carry, true);
-	}
-
-	/** An int64 past a double's exact integers, or negative (its two's complement: ten bytes). */
-	int64(value: number): void {
-		let rest = BigInt.asUintN(64, BigInt(value));
-		while (rest >= 0x80n) {
-			this.byte(Number(rest & 0x7fn) | 0x80);
-			rest >>= 7n;
-		}
-		this.byte(Number(rest));
 	}
 }
 

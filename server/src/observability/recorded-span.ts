@@ -1,17 +1,9 @@
-import {
-	SpanStatusCode,
-	type Attributes,
-	type AttributeValue,
-	type Span,
-	type SpanKind,
-	type SpanStatus,
-} from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import { SpanIds } from './span-ids.ts';
 
 /** Where a recorded span goes once it ends: its thread's ring (span-records.ts). */
 export interface SpanSink {
-	span(span: RecordedSpan): void;
-	fields(span: FieldSpan): void;
+	ended(span: FieldSpan): void;
 }
 
 const TIME_ORIGIN = performance.timeOrigin;
@@ -22,9 +14,11 @@ export function epochMs(at = performance.now()): number {
 }
 
 /**
- * A span whose name and attributes follow from a few fields its caller sets: the two spans the
- * server starts most (a request's, a delivery attempt's). It is written from those fields, with no
- * attributes map to build and walk (span-records.ts).
+ * A span whose name and attributes follow from a few fields its caller sets: each of the server's
+ * spans (a request's, an event's, a delivery attempt's). It is written from those fields, with no
+ * attributes map to build and walk (span-records.ts); OpenTelemetry's SDK span does much more per
+ * span (limits, events, links, resource merging), which a server answering thousands of requests
+ * a second would pay for on every one.
  * Its context is the parent of the spans started under it. Without a sink (traces not exported,
  * or not sampled by the caller) it is only its ids.
  */
@@ -55,7 +49,7 @@ export abstract class FieldSpan implements Span {
 	end(endTime = epochMs()): void {
 		if (!this.#sink) return;
 		this.endTime = endTime;
-		this.#sink.fields(this);
+		this.#sink.ended(this);
 		this.#sink = undefined;
 	}
 
@@ -149,83 +143,4 @@ export class AttemptSpan extends FieldSpan {
 		super(ids, sink);
 		this.of = of;
 	}
-}
-
-/**
- * A span that records what an OTLP export needs — name, kind, ids, parent, times, attributes,
- * status — and nothing else, and hands itself to `sink` when it ends. OpenTelemetry's SDK span
- * does much more per span (limits, events, links, resource merging), which a server answering
- * thousands of requests a second pays for on every one.
- */
-export class RecordedSpan implements Span {
-	readonly kind: SpanKind;
-	/** Milliseconds since the Unix epoch, to the microsecond or better. */
-	readonly startTime = epochMs();
-	readonly attributes: Attributes;
-	name: string;
-	status: SpanStatus = { code: SpanStatusCode.UNSET };
-	endTime: number | undefined;
-	readonly #ids: SpanIds;
-	readonly #sink: SpanSink;
-
-	constructor(
-		name: string,
-		kind: SpanKind,
-		ids: SpanIds,
-		attributes: Attributes | undefined,
-		sink: SpanSink,
-	) {
-		this.name = name;
-		this.kind = kind;
-		this.#ids = ids;
-		// Its own: each caller passes an object made for the span.
-		this.attributes = attributes ?? {};
-		this.#sink = sink;
-	}
-
-	spanContext(): SpanIds {
-		return this.#ids;
-	}
-
-	setAttribute(key: string, value: AttributeValue): this {
-		if (this.endTime === undefined) this.attributes[key] = value;
-		return this;
-	}
-
-	setAttributes(attributes: Attributes): this {
-		if (this.endTime === undefined) Object.assign(this.attributes, attributes);
-		return this;
-	}
-
-	setStatus(status: SpanStatus): this {
-		if (this.endTime === undefined) this.status = status;
-		return this;
-	}
-
-	updateName(name: string): this {
-		if (this.endTime === undefined) this.name = name;
-		return this;
-	}
-
-	end(): void {
-		if (this.endTime !== undefined) return;
-		this.endTime = epochMs();
-		this.#sink.span(this);
-	}
-
-	isRecording(): boolean {
-		return this.endTime === undefined;
-	}
-
-	// Events, links and exceptions: the server records none.
-	addEvent(): this {
-		return this;
-	}
-	addLink(): this {
-		return this;
-	}
-	addLinks(): this {
-		return this;
-	}
-	recordException(): void {}
 }

@@ -5,24 +5,11 @@ import { ProtobufBody } from './protobuf-body.ts';
 // Fields of OTLP's protobuf `Span` that the server's spans share, written by hand (span-records.ts).
 
 /**
- * The attribute keys the server's spans use, each written once as its field of a `KeyValue` and
- * copied from there.
+ * The key of an attribute (ASCII, under 128 characters), written once as its field of a
+ * `KeyValue` and copied from there.
  */
-export const KEY_FIELDS = new Map(
-	[
-		'http.request.method',
-		'http.route',
-		'http.response.status_code',
-		'server.address',
-		'traininglab.attempt',
-		'traininglab.delivery.id',
-		'traininglab.event.id',
-		'traininglab.event.type',
-		'traininglab.outcome',
-		'traininglab.webhook.id',
-	].map((key) => [key, Buffer.from([FIRST, key.length, ...Buffer.from(key, 'ascii')])]),
-);
-export const keyField = (key: string) => KEY_FIELDS.get(key)!;
+export const keyField = (key: string): Buffer =>
+	Buffer.from([FIRST, key.length, ...Buffer.from(key, 'ascii')]);
 const METHOD = keyField('http.request.method');
 const EVENT_TYPE = keyField('traininglab.event.type');
 const ROUTE = keyField('http.route');

@@ -1,18 +1,16 @@
-import { SpanKind, SpanStatusCode, type AttributeValue } from '@opentelemetry/api';
-import { ANY_VALUE, FIRST, SECOND, SPAN } from './otlp-protobuf.ts';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { FIRST, SECOND, SPAN } from './otlp-protobuf.ts';
 import { ProtobufBody } from './protobuf-body.ts';
 import {
 	AttemptSpan,
 	EventSpan,
 	RequestSpan,
 	type FieldSpan,
-	type RecordedSpan,
 	type SpanSink,
 } from './recorded-span.ts';
 import {
 	EventFields,
 	keyField,
-	KEY_FIELDS,
 	RequestFields,
 	STATUS,
 	writeIntAttribute,
@@ -34,7 +32,6 @@ const ATTEMPT = {
 };
 const EVENT_ID = keyField('traininglab.event.id');
 const DELIVER = Buffer.from('deliver ', 'ascii');
-const TWO_TO_63 = 2 ** 63;
 /** Bytes kept for a span's length: 16 KiB, more than any request's or attempt's span takes. */
 const SPAN_LENGTH_BYTES = 2;
 
@@ -58,7 +55,7 @@ const WRITE_BYTES = 256 * 1024;
 export class SpanRecorder implements SpanSink {
 	readonly #ring: RingWriter;
 	/** Spans ended and not yet written: fewer than WRITE_EVERY. */
-	readonly #ended: (RecordedSpan | FieldSpan)[] = [];
+	readonly #ended: FieldSpan[] = [];
 	/** Where each span written into `#out` ends. */
 	readonly #ends: number[] = [];
 	#timer: NodeJS.Timeout | undefined;
@@ -75,12 +72,10 @@ export class SpanRecorder implements SpanSink {
 		return this.#ring.dropped;
 	}
 
-	span(span: RecordedSpan): void {
-		this.#add(span);
-	}
-
-	fields(span: FieldSpan): void {
-		this.#add(span);
+	ended(span: FieldSpan): void {
+		const waiting = this.#ended.push(span);
+		if (waiting === WRITE_EVERY) this.flush();
+		else if (waiting === 1) this.#timer = setTimeout(() => this.flush(), WRITE_WITHIN_MS).unref();
 	}
 
 	/** Writes the spans ended so far into the ring. */
@@ -107,12 +102,6 @@ export class SpanRecorder implements SpanSink {
 		this.#toRing();
 	}
 
-	#add(span: RecordedSpan | FieldSpan): void {
-		const waiting = this.#ended.push(span);
-		if (waiting === WRITE_EVERY) this.flush();
-		else if (waiting === 1) this.#timer = setTimeout(() => this.flush(), WRITE_WITHIN_MS).unref();
-	}
-
 	/** The spans written so far into the ring: all at once, or those that fit one by one. */
 	#toRing(): void {
 		const out = this.#out;
@@ -130,11 +119,10 @@ export class SpanRecorder implements SpanSink {
 		if (out.body.length > WRITE_BYTES) this.#out = new ProtobufBody(WRITE_BYTES);
 	}
 
-	#write(span: RecordedSpan | FieldSpan): void {
+	#write(span: FieldSpan): void {
 		if (span instanceof RequestSpan) this.#writeRequest(span);
 		else if (span instanceof EventSpan) this.#writeEvent(span);
-		else if (span instanceof AttemptSpan) this.#writeAttempt(span);
-		else this.#writeSpan(span as RecordedSpan);
+		else this.#writeAttempt(span as AttemptSpan);
 	}
 
 	/**
@@ -181,31 +169,6 @@ export class SpanRecorder implements SpanSink {
 		out.close(spanAt, SPAN_LENGTH_BYTES);
 	}
 
-	/** Any other span: its name, kind, attributes and status as they are. */
-	#writeSpan(span: RecordedSpan): void {
-		const out = this.#out;
-		const spanAt = this.#ids(span.spanContext());
-		out.string(SPAN.name, span.name);
-		writeKind(out, span.kind);
-		writeTimes(out, span.startTime, span.endTime!);
-		const { attributes } = span;
-		for (const key in attributes) {
-			const value = attributes[key];
-			if (value === undefined || value === null) continue;
-			const keyValueAt = out.open(SPAN.attribute, 1);
-			const known = KEY_FIELDS.get(key);
-			if (known) out.append(known);
-			else out.string(FIRST, key);
-			const valueAt = out.open(SECOND, 1);
-			this.#anyValue(value);
-			out.close(valueAt, 1);
-			out.close(keyValueAt, 1);
-		}
-		const { code, message = '' } = span.status;
-		if (code || message) writeStatus(out, code, message);
-		out.close(spanAt, SPAN_LENGTH_BYTES);
-	}
-
 	/**
 	 * Opens the span's field, and writes its ids (`undefined`: a new root span's, drawn now) and
 	 * `tracestate`; returns where its length goes.
@@ -237,33 +200,5 @@ export class SpanRecorder implements SpanSink {
 			out.at += 8;
 		}
 		return spanAt;
-	}
-
-	/** An attribute's value as OTLP's `AnyValue`: integers as int64, other numbers as doubles. */
-	#anyValue(value: AttributeValue): void {
-		const out = this.#out;
-		if (typeof value === 'string') out.string(FIRST, value);
-		else if (typeof value === 'boolean') {
-			out.byte(ANY_VALUE.bool);
-			out.byte(value ? 1 : 0);
-		} else if (typeof value === 'number') {
-			if (Number.isInteger(value) && Math.abs(value) < TWO_TO_63) {
-				out.byte(ANY_VALUE.int);
-				if (value >= 0 && value <= Number.MAX_SAFE_INTEGER) out.varint(value);
-				else out.int64(value);
-			} else {
-				out.byte(ANY_VALUE.double);
-				out.double(value);
-			}
-		} else {
-			const arrayAt = out.open(ANY_VALUE.array, 1);
-			for (const item of value as ReadonlyArray<string | number | boolean | null | undefined>) {
-				if (item === null || item === undefined) continue;
-				const itemAt = out.open(FIRST, 1);
-				this.#anyValue(item);
-				out.close(itemAt, 1);
-			}
-			out.close(arrayAt, 1);
-		}
 	}
 }

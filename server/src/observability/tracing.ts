@@ -1,23 +1,15 @@
 import {
 	ROOT_CONTEXT,
-	SpanKind,
 	TraceFlags,
 	defaultTextMapGetter,
 	isSpanContextValid,
 	trace,
-	type Attributes,
 	type Context,
 	type Span,
 } from '@opentelemetry/api';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import {
-	AttemptSpan,
-	EventSpan,
-	RecordedSpan,
-	RequestSpan,
-	type AttemptOf,
-} from './recorded-span.ts';
+import { AttemptSpan, EventSpan, RequestSpan, type AttemptOf } from './recorded-span.ts';
 import type { SpanExports } from './span-export.ts';
 import { SpanIds } from './span-ids.ts';
 import { SpanRecorder } from './span-records.ts';
@@ -91,26 +83,6 @@ export class Tracing {
 	/** Runs `work` with `context` as the active one, through its awaits. */
 	run<T>(context: Context, work: () => T): T {
 		return this.#contexts.run(context, work);
-	}
-
-	/**
-	 * A span, child of `parent`'s (by default the active context's): in its trace and sampled as it
-	 * is, or the root of a new sampled trace. A recorded span keeps `attributes` as its own object.
-	 */
-	startSpan(
-		name: string,
-		options: { kind?: SpanKind; attributes?: Attributes } = {},
-		parent: Context = this.active(),
-	): Span {
-		const { ids, recorder } = this.#idsUnder(parent);
-		if (!recorder) return trace.wrapSpanContext(ids);
-		return new RecordedSpan(
-			name,
-			options.kind ?? SpanKind.INTERNAL,
-			ids,
-			options.attributes,
-			recorder,
-		);
 	}
 
 	/**
