@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnServer } from '../tooling/api/server-process.ts';
-import { bootstrap, seedSessions, tempDir } from './support.mts';
+import { bootstrap, loadSession, seedSessions, tempDir } from './support.mts';
 
 const { values, positionals } = parseArgs({
 	allowPositionals: true,
@@ -106,10 +106,7 @@ async function countMode(mode: 'off' | 'on'): Promise<{ total: number; functions
 				authorization: `Bearer ${boot.api_key}`,
 				...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
 			},
-			body:
-				method === 'POST'
-					? JSON.stringify({ title: 'Load', lab_version_id: versionId, capacity: 20 })
-					: undefined,
+			body: method === 'POST' ? JSON.stringify(loadSession(versionId)) : undefined,
 		};
 		const scrape = async () => {
 			const answer = await fetch(`${new URL(url).origin}/metrics`, {

@@ -20,6 +20,7 @@ import {
 	api,
 	bootstrap,
 	CAN_PIN,
+	loadSession,
 	cpusOf,
 	median,
 	pinProcess,
@@ -308,7 +309,7 @@ export async function benchObservability(options: {
 				requestCell('GET /sessions?limit=100', '/sessions?limit=100'),
 				requestCell('POST /sessions', '/sessions', {
 					method: 'POST',
-					body: { title: 'Load', lab_version_id: versionId, capacity: 20 },
+					body: loadSession(versionId),
 				}),
 			],
 			options.warmUpSeconds,

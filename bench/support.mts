@@ -251,6 +251,11 @@ export function median(values: number[]): number {
 	return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+/** The body of the benchmarks' `POST /sessions`: a session of the lab version `versionId`. */
+export function loadSession(versionId: string) {
+	return { title: 'Load', lab_version_id: versionId, capacity: 20 };
+}
+
 /** Seeds `count` sessions (and their session.created events) through the domain services. */
 export function seedSessions(
 	databasePath: string,

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { load, type LoadResult } from './load.mts';
-import { median, ROOT, bootstrap, seedSessions, tempDir } from './support.mts';
+import { median, ROOT, bootstrap, loadSession, seedSessions, tempDir } from './support.mts';
 import { spawnServer } from '../tooling/api/server-process.ts';
 
 export interface ThroughputRow {
@@ -84,7 +84,7 @@ export async function benchThroughput(options: {
 				endpoint: 'POST /sessions',
 				path: '/sessions',
 				method: 'POST' as const,
-				body: { title: 'Load', lab_version_id: versionId, capacity: 20 },
+				body: loadSession(versionId),
 			},
 		];
 		for (const scenario of scenarios) {
