@@ -33,6 +33,8 @@ export class Receiver {
 	#server: Server;
 	readonly #inFlight = new Map<string, number>();
 	readonly #mostInFlight = new Map<string, number>();
+	/** Answers waiting out their `delayMs`: let go at `stop`, not left to fire after the test. */
+	readonly #delayed = new Set<NodeJS.Timeout>();
 	url = '';
 
 	private constructor(server: Server) {
@@ -64,6 +66,8 @@ export class Receiver {
 	}
 
 	async stop(): Promise<void> {
+		for (const timer of this.#delayed) clearTimeout(timer);
+		this.#delayed.clear();
 		this.#server.closeAllConnections();
 		await new Promise((resolve) => this.#server.close(resolve));
 	}
@@ -96,8 +100,13 @@ export class Receiver {
 				res.end(reply.body);
 			};
 			if (reply.after) void reply.after.finally(answer);
-			else if (reply.delayMs) setTimeout(answer, reply.delayMs);
-			else answer();
+			else if (reply.delayMs) {
+				const timer = setTimeout(() => {
+					this.#delayed.delete(timer);
+					answer();
+				}, reply.delayMs);
+				this.#delayed.add(timer);
+			} else answer();
 		});
 	}
 }
