@@ -33,8 +33,6 @@ export class Receiver {
 	#server: Server;
 	readonly #inFlight = new Map<string, number>();
 	readonly #mostInFlight = new Map<string, number>();
-	/** Answers waiting out their `delayMs`: let go at `stop`, not left to fire after the test. */
-	readonly #delayed = new Set<NodeJS.Timeout>();
 	url = '';
 
 	private constructor(server: Server) {
@@ -66,8 +64,6 @@ export class Receiver {
 	}
 
 	async stop(): Promise<void> {
-		for (const timer of this.#delayed) clearTimeout(timer);
-		this.#delayed.clear();
 		this.#server.closeAllConnections();
 		await new Promise((resolve) => this.#server.close(resolve));
 	}
@@ -101,11 +97,10 @@ export class Receiver {
 			};
 			if (reply.after) void reply.after.finally(answer);
 			else if (reply.delayMs) {
-				const timer = setTimeout(() => {
-					this.#delayed.delete(timer);
-					answer();
-				}, reply.delayMs);
-				this.#delayed.add(timer);
+				// Let go once the connection is gone (its client gave up, or `stop` closed it), so that
+				// no timer is left to fire after the test.
+				const timer = setTimeout(answer, reply.delayMs);
+				res.once('close', () => clearTimeout(timer));
 			} else answer();
 		});
 	}
