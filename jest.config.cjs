@@ -4,6 +4,7 @@ module.exports = {
 	testEnvironment: 'node',
 	// fetch lets idle connections go before the servers close them (the file says why).
 	setupFiles: ['<rootDir>/test/support/short-keep-alive.ts'],
+	setupFilesAfterEnv: ['<rootDir>/test/support/stop-leftover-servers.ts'],
 	// Every failure again at the end, beside the counts, where a CI log's tail shows it.
 	reporters: [['default', { summaryThreshold: 0 }]],
 	roots: ['<rootDir>/test'],

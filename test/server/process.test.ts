@@ -7,7 +7,11 @@ import Database from 'better-sqlite3';
 import { VARIABLE_MEANINGS } from '../../server/src/config.ts';
 import { MIGRATIONS } from '../../server/src/db/migrations.ts';
 import { ApiClient } from '../../tooling/api/client.ts';
-import { bootstrapOrg, spawnServer } from '../../tooling/api/server-process.ts';
+import {
+	bootstrapOrg,
+	spawnServer,
+	stopLeftoverServers,
+} from '../../tooling/api/server-process.ts';
 import { ROOT } from '../../tooling/root.ts';
 import { head, RawConnection } from '../support/raw-http.ts';
 import { eventually } from '../../tooling/eventually.ts';
@@ -148,6 +152,20 @@ describe('the server process', () => {
 			await first.stop();
 		}
 	});
+
+	it('kills what a test left running once its file is done (the servers, and the server `npm start` started)', async () => {
+		const left = await spawnServer(env);
+		const leftInGroup = await spawnServer(env, 'npm start', undefined, true);
+		await stopLeftoverServers();
+		expect(left.child.signalCode).toBe('SIGKILL');
+		expect(leftInGroup.child.signalCode).toBe('SIGKILL');
+		for (const { url } of [left, leftInGroup]) {
+			const refused = await fetch(url.replace('/api/v1', '/healthz')).catch(
+				(error: { cause?: { code?: string } }) => error.cause?.code,
+			);
+			expect(refused).toBe('ECONNREFUSED');
+		}
+	}, 180_000); // `npm start` builds the console first
 });
 
 /** A POST as node's own HTTP client sends it: the whole body written at once, the answer read as it comes. */

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { machine } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,37 @@ export interface ServerProcess {
  * 15 s beside the rest of the test suite.
  */
 const START_BOUND_MS = 120_000;
+
+/** The servers this process started that have not exited (`stopLeftoverServers`). */
+const running = new Set<{ child: ChildProcess; detached: boolean }>();
+
+/**
+ * Kills (SIGKILL) every server this process started that is still running, with its process group
+ * when it has one of its own, and waits for each to exit: what a test file leaves running, because
+ * a failed expectation skipped its own stop (jest runs this after every unit test file:
+ * test/support/stop-leftover-servers.ts).
+ */
+export async function stopLeftoverServers(): Promise<void> {
+	const leftovers = [...running];
+	await Promise.all(
+		leftovers.map(({ child, detached }) => {
+			const exited = once(child, 'exit');
+			child.kill('SIGKILL');
+			// What it started in its group (`npm start`'s server) goes with it.
+			if (detached) killGroup(child.pid!);
+			return exited;
+		}),
+	);
+}
+
+function killGroup(pid: number): void {
+	try {
+		process.kill(-pid, 'SIGKILL');
+	} catch (error) {
+		// The group has no process left.
+		if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+	}
+}
 
 /**
  * How the server is started: `node server/src/main.ts`, or `npm start` itself. `node, fixed layout`
@@ -58,6 +90,9 @@ export async function spawnServer(
 		env: { ...process.env, PORT: '0', ...env },
 		detached,
 	});
+	const entry = { child, detached };
+	running.add(entry);
+	child.once('exit', () => running.delete(entry));
 	let output = '';
 	child.stdout!.on('data', (chunk) => (output += chunk));
 	child.stderr!.on('data', (chunk) => (output += chunk));
@@ -68,10 +103,10 @@ export async function spawnServer(
 	}
 	const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 	const url = await new Promise<string>((resolve, reject) => {
-		const timer = setTimeout(
-			() => reject(new Error(`server did not start: ${output}`)),
-			START_BOUND_MS,
-		);
+		const timer = setTimeout(() => {
+			child.kill('SIGKILL');
+			reject(new Error(`server did not start: ${output}`));
+		}, START_BOUND_MS);
 		child.stdout!.on('data', () => {
 			const match = /listening on (http:\/\/\S+\/api\/v1)/.exec(output);
 			if (match) {
