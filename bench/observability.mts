@@ -155,9 +155,13 @@ export async function benchObservability(options: {
 			metricsUrl,
 			/** Stops it; `removed`: its data with it. */
 			async stop(removed = true) {
-				if (mode === 'on') spansDropped += await droppedSpans(metricsUrl);
-				await server.stop();
-				if (removed) rmSync(databasePath, { force: true });
+				try {
+					if (mode === 'on') spansDropped += await droppedSpans(metricsUrl);
+				} finally {
+					// Stopped even when its count cannot be read (the run fails then): none is left running.
+					await server.stop();
+					if (removed) rmSync(databasePath, { force: true });
+				}
 			},
 		};
 	};
