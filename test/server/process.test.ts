@@ -105,14 +105,7 @@ describe('the server process', () => {
 		expect((await fetch(healthz)).status).toBe(200);
 		server.child.kill('SIGTERM'); // the PID of npm, as `npm start & … kill $!` has it
 		await server.exited;
-		await eventually(
-			() =>
-				fetch(healthz).then(
-					() => false,
-					(error: { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED',
-				),
-			'the server to stop listening',
-		);
+		await eventually(() => refusesConnections(healthz), 'the server to stop listening');
 		await eventually(
 			() => /SIGTERM received/.test(server.output()),
 			'the server itself to report SIGTERM',
@@ -156,19 +149,26 @@ describe('the server process', () => {
 	it('kills what a test left running once its file is done (the servers, and the server `npm start` started)', async () => {
 		const left = await spawnServer(env);
 		const leftInGroup = await spawnServer(env, 'npm start', undefined, true);
-		const refused = (url: string) =>
-			fetch(url.replace('/api/v1', '/healthz')).then(
-				() => false,
-				(error: { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED',
-			);
+		const healthzOf = (url: string) => url.replace('/api/v1', '/healthz');
 		await stopLeftoverServers();
 		expect(left.child.signalCode).toBe('SIGKILL');
-		expect(await refused(left.url)).toBe(true);
+		expect(await refusesConnections(healthzOf(left.url))).toBe(true);
 		expect(leftInGroup.child.signalCode).toBe('SIGKILL');
 		// The rest of its group dies on its own time.
-		await eventually(() => refused(leftInGroup.url), 'the server `npm start` started to stop');
+		await eventually(
+			() => refusesConnections(healthzOf(leftInGroup.url)),
+			'the server `npm start` started to stop',
+		);
 	}, 180_000); // `npm start` builds the console first
 });
+
+/** Whether `url`'s port refuses connections: nothing listens there any more. */
+function refusesConnections(url: string): Promise<boolean> {
+	return fetch(url).then(
+		() => false,
+		(error: { cause?: { code?: string } }) => error.cause?.code === 'ECONNREFUSED',
+	);
+}
 
 /** A POST as node's own HTTP client sends it: the whole body written at once, the answer read as it comes. */
 function postWithNodeHttp(

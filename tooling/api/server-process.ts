@@ -1,5 +1,4 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { machine } from 'node:os';
 import { join } from 'node:path';
@@ -21,31 +20,29 @@ export interface ServerProcess {
  */
 const START_BOUND_MS = 120_000;
 
-/** The servers this process started that have not exited (`stopLeftoverServers`). */
-const running = new Set<{ child: ChildProcess; detached: boolean }>();
+/** The servers this process started that have not exited: each one's kill, and its exit (`stopLeftoverServers`). */
+const running = new Set<{ kill: () => void; exited: Promise<unknown> }>();
 
 /**
- * Kills (SIGKILL) every server this process started that is still running, with its process group
- * when it has one of its own, and waits for each to exit: what a test file leaves running, because
- * a failed expectation skipped its own stop (jest runs this after every unit test file:
- * test/support/stop-leftover-servers.ts).
+ * Kills every server this process started that is still running, and waits for each to exit: what
+ * a test file leaves running, because a failed expectation skipped its own stop (jest runs this
+ * after every unit test file: test/support/stop-leftover-servers.ts).
  */
 export async function stopLeftoverServers(): Promise<void> {
-	const leftovers = [...running];
 	await Promise.all(
-		leftovers.map(({ child, detached }) => {
-			const exited = once(child, 'exit');
-			child.kill('SIGKILL');
-			// What it started in its group (`npm start`'s server) goes with it.
-			if (detached) killGroup(child.pid!);
+		[...running].map(({ kill, exited }) => {
+			kill();
 			return exited;
 		}),
 	);
 }
 
-function killGroup(pid: number): void {
+/** SIGKILL to `child`, and to its process group when it has one of its own (`npm start`'s server). */
+function killAtOnce(child: ChildProcess, detached: boolean): void {
+	child.kill('SIGKILL');
+	if (!detached) return;
 	try {
-		process.kill(-pid, 'SIGKILL');
+		process.kill(-child.pid!, 'SIGKILL');
 	} catch (error) {
 		// The group has no process left.
 		if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
@@ -90,9 +87,6 @@ export async function spawnServer(
 		env: { ...process.env, PORT: '0', ...env },
 		detached,
 	});
-	const entry = { child, detached };
-	running.add(entry);
-	child.once('exit', () => running.delete(entry));
 	let output = '';
 	child.stdout!.on('data', (chunk) => (output += chunk));
 	child.stderr!.on('data', (chunk) => (output += chunk));
@@ -102,9 +96,13 @@ export async function spawnServer(
 		child.stderr!.pipe(file);
 	}
 	const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+	const kill = () => killAtOnce(child, detached);
+	const entry = { kill, exited };
+	running.add(entry);
+	void exited.then(() => running.delete(entry));
 	const url = await new Promise<string>((resolve, reject) => {
 		const timer = setTimeout(() => {
-			child.kill('SIGKILL');
+			kill();
 			reject(new Error(`server did not start: ${output}`));
 		}, START_BOUND_MS);
 		child.stdout!.on('data', () => {
