@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { OtlpExporter } from '../../server/src/observability/otlp-exporter.ts';
 import {
 	AttemptSpan,
+	epochMs,
 	EventSpan,
 	RequestSpan,
 	type SpanSink,
@@ -17,7 +18,7 @@ import {
 import { sendOverHttp } from '../../server/src/observability/span-export.ts';
 import { SpanIds } from '../../server/src/observability/span-ids.ts';
 import { SpanRecorder } from '../../server/src/observability/span-records.ts';
-import { RING_BYTES, spanRing } from '../../server/src/observability/span-ring.ts';
+import { DEFINED_BYTES, RING_BYTES, spanRing } from '../../server/src/observability/span-ring.ts';
 import {
 	decodeTraceExport,
 	type DecodedExport,
@@ -63,13 +64,90 @@ const nanos = (ms: number) => String(BigInt(Math.round(ms * 1000)) * 1000n);
  * An exporter to the collector at `origin`, and the recorder of a thread whose ring (of
  * `ringBytes`) it reads.
  */
-function exporting(origin: string, serviceName = 'api', ringBytes = RING_BYTES) {
-	const exporter = new OtlpExporter(sendOverHttp({ url: `${origin}/v1/traces`, headers: {} }), {
-		resource: { 'service.name': serviceName },
-	});
-	const ring = spanRing(ringBytes);
+function exporting(
+	origin: string,
+	serviceName = 'api',
+	ringBytes = RING_BYTES,
+	definedBytes = DEFINED_BYTES,
+) {
+	const exporter = newExporter(origin, serviceName);
+	const ring = spanRing(ringBytes, definedBytes);
 	exporter.read(ring);
 	return { exporter, recorder: new SpanRecorder(ring) };
+}
+
+function newExporter(origin: string, serviceName = 'api') {
+	return new OtlpExporter(sendOverHttp({ url: `${origin}/v1/traces`, headers: {} }), {
+		resource: { 'service.name': serviceName },
+	});
+}
+
+/** A request answered, as its span is recorded: a row, or a span made for it. */
+interface Answered {
+	method: string;
+	route: string | undefined;
+	statusCode: number;
+	start: number;
+	end: number;
+}
+
+/** What the span of a request answered says, as a collector reads it (but its ids). */
+function requestSpanSays({ method, route, statusCode, start, end }: Answered) {
+	return {
+		name: route ? `${method} ${route}` : method,
+		kind: 2,
+		parentSpanId: undefined,
+		startTimeUnixNano: nanos(start),
+		endTimeUnixNano: nanos(end),
+		attributes: [
+			{ key: 'http.request.method', value: { stringValue: method } },
+			...(route ? [{ key: 'http.route', value: { stringValue: route } }] : []),
+			{ key: 'http.response.status_code', value: { intValue: String(statusCode) } },
+		],
+		status: statusCode >= 500 ? { code: SpanStatusCode.ERROR } : undefined,
+	};
+}
+
+function saysOf({
+	name,
+	kind,
+	parentSpanId,
+	startTimeUnixNano,
+	endTimeUnixNano,
+	attributes,
+	status,
+}: DecodedSpan) {
+	return { name, kind, parentSpanId, startTimeUnixNano, endTimeUnixNano, attributes, status };
+}
+
+/** Records each request answered as a row. */
+function recordRows(recorder: SpanRecorder, answered: Answered[]) {
+	for (const { method, route, statusCode, start, end } of answered)
+		recorder.requestEnded(method, route, statusCode, start, end);
+}
+
+/** Exports what `recorder` has ended, and answers the spans the collector got, by their start. */
+async function exportedSpans(
+	recorder: SpanRecorder,
+	exporter: OtlpExporter,
+	collector: Awaited<ReturnType<typeof startCollector>>,
+) {
+	recorder.flush();
+	await exporter.stop();
+	collector.close();
+	return byStart(collector.spans());
+}
+
+/** The spans the collector has, by their start (each test's starts are all different). */
+const byStart = (spans: DecodedSpan[]) =>
+	[...spans].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
+
+/** Each span has ids of its own, valid, in a trace of its own. */
+function expectRootIdsOfTheirOwn(spans: DecodedSpan[]) {
+	for (const { traceId, spanId } of spans)
+		expect(isSpanContextValid({ traceId, spanId, traceFlags: TraceFlags.SAMPLED })).toBe(true);
+	expect(new Set(spans.map((span) => span.traceId)).size).toBe(spans.length);
+	expect(new Set(spans.map((span) => span.spanId)).size).toBe(spans.length);
 }
 
 /** The span of the `index`th event (its ids made from `index`), whose id is `eventId`. */
@@ -259,6 +337,115 @@ it('exports each request span with its own method, route and status, however man
 		})),
 	);
 	expect(new Set(collector.spans().map((span) => span.spanId)).size).toBe(answered.length);
+});
+
+it('exports the span of each read recorded as a row, with its times, among request spans made whole', async () => {
+	const collector = await startCollector();
+	const { exporter, recorder } = exporting(collector.url);
+	const kinds: [string, string | undefined, number][] = [
+		['GET', '/api/v1/me', 200],
+		['GET', '/api/v1/sessions/{sessionId}', 404],
+		['HEAD', undefined, 404],
+		['GET', '/api/v1/me', 503],
+		['OPTIONS', '/api/v1/orgs/{orgId}', 204],
+	];
+	const at = epochMs();
+	// More than a write of 64 holds; one request in seven made whole, as a read under a trace is.
+	const answered = Array.from({ length: 300 }, (_, index): Answered & { row: boolean } => {
+		const [method, route, statusCode] = kinds[index % kinds.length];
+		const start = at + index * 1.5;
+		return {
+			method,
+			route,
+			statusCode,
+			start,
+			end: start + 0.25 + index / 997,
+			row: index % 7 !== 0,
+		};
+	});
+	for (const [index, request] of answered.entries()) {
+		const { method, route, statusCode, start, end } = request;
+		if (request.row) recorder.requestEnded(method, route, statusCode, start, end);
+		else {
+			const span = new RequestSpan(method, undefined, recorder, start);
+			span.route = route;
+			span.statusCode = statusCode;
+			span.end(end);
+		}
+		// Some read and sent while the rest are still to come.
+		if (index === 150) await exporter.flush();
+	}
+
+	const spans = await exportedSpans(recorder, exporter, collector);
+	expect(spans.map(saysOf)).toEqual(answered.map(requestSpanSays));
+	expectRootIdsOfTheirOwn(spans);
+	expect(collector.exports.length).toBeGreaterThan(1);
+});
+
+it('writes whole the span of a request whose fields have no room left to be defined beside its ring', async () => {
+	const collector = await startCollector();
+	// Room for two or three requests' fields.
+	const { exporter, recorder } = exporting(collector.url, 'api', SMALL_RING, 300);
+	const at = epochMs();
+	const answered = Array.from(
+		{ length: 12 },
+		(_, index): Answered => ({
+			method: 'GET',
+			// One longer than all the room.
+			route: index === 1 ? `/api/v1/${'x'.repeat(2000)}` : `/api/v1/route-${index % 6}`,
+			statusCode: 200,
+			start: at + index,
+			end: at + index + 0.5,
+		}),
+	);
+	recordRows(recorder, answered);
+
+	const spans = await exportedSpans(recorder, exporter, collector);
+	expect(spans.map(saysOf)).toEqual(answered.map(requestSpanSays));
+	expectRootIdsOfTheirOwn(spans);
+});
+
+it('writes rows as the export side that read them first did, once another takes over the ring (a span export thread started again)', async () => {
+	const collector = await startCollector();
+	const ring = spanRing(SMALL_RING);
+	const recorder = new SpanRecorder(ring);
+	const at = epochMs();
+	const me = (index: number): Answered => ({
+		method: 'GET',
+		route: '/api/v1/me',
+		statusCode: 200,
+		start: at + index,
+		end: at + index + 0.5,
+	});
+	const answered = [me(0), me(1), { ...me(2), route: '/api/v1/orgs/{orgId}' }];
+	const first = newExporter(collector.url);
+	first.read(ring);
+	recordRows(recorder, answered.slice(0, 1));
+	recorder.flush();
+	await first.stop();
+	const second = newExporter(collector.url);
+	second.read(ring);
+	recordRows(recorder, answered.slice(1));
+
+	const spans = await exportedSpans(recorder, second, collector);
+	expect(collector.exports).toHaveLength(2);
+	expect(spans.map(saysOf)).toEqual(answered.map(requestSpanSays));
+});
+
+it('drops the rows a full ring has no room for, each counted, and sends the rest', async () => {
+	const collector = await startCollector();
+	// Three records of 64 rows (1,283 bytes each) fit; not a fourth.
+	const { exporter, recorder } = exporting(collector.url, 'api', 4096);
+	const at = epochMs();
+	for (let index = 0; index < 64 * 10; index++)
+		recorder.requestEnded('GET', '/api/v1/me', 200, at + index, at + index + 0.5);
+
+	const spans = await exportedSpans(recorder, exporter, collector);
+	expect(recorder.dropped).toBe(64 * 7);
+	expect([exporter.lost.ringFull, exporter.lost.exportFailed]).toEqual([64 * 7, 0]);
+	expect(spans.map((span) => span.startTimeUnixNano)).toEqual(
+		Array.from({ length: 64 * 3 }, (_, index) => nanos(at + index)),
+	);
 });
 
 it('exports a root request span with the ids it was asked for, or with ids of its own drawn as it is written', async () => {

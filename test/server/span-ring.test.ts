@@ -65,3 +65,26 @@ it('counts the spans it dropped', () => {
 	expect(next.takeDropped()).toBe(1);
 	expect(next.takeDropped()).toBe(0);
 });
+
+it('keeps each string defined beside the ring, by its number, for every reader, while there is room', () => {
+	const ring = spanRing(64, 40);
+	const writer = new RingWriter(ring);
+	const reader = new RingReader(ring);
+	expect(writer.define(Buffer.from('first'))).toBe(0);
+	expect(reader.definition(0)?.toString()).toBe('first');
+	expect(reader.definition(1)).toBeUndefined();
+	expect(writer.define(Buffer.from('a longer second'))).toBe(1);
+	// Each takes two bytes more than itself: 7 and 17 of 40 taken, no room for 22.
+	expect(writer.define(Buffer.alloc(20))).toBe(-1);
+	expect(writer.define(Buffer.from('third'))).toBe(2);
+	// The ring's own bytes, written to the full, leave them as they are.
+	expect(writer.write(Buffer.alloc(63, 0xee), 0, 63, 1)).toBe(true);
+	const next = new RingReader(ring);
+	expect([0, 1, 2, 3].map((id) => next.definition(id)?.toString())).toEqual([
+		'first',
+		'a longer second',
+		'third',
+		undefined,
+	]);
+	expect(reader.definition(2)?.toString()).toBe('third');
+});

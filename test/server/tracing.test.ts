@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -127,6 +127,38 @@ describe('traces, exported over OTLP', () => {
 		});
 		// No path, query or secret of the endpoint in any span.
 		expect(JSON.stringify(spans)).not.toContain('/traced');
+	});
+
+	it("each read under no caller's trace is a root span of its own, named by its route, with its status", async () => {
+		// More than a thread writes at once (64).
+		const reads = 70;
+		for (let index = 0; index < reads; index++)
+			expect((await org.admin.get(`/orgs/${org.id}/webhooks`)).status).toBe(200);
+		const missing = await org.admin.get(`/orgs/${org.id}/webhooks/${randomUUID()}`);
+		expect(missing.status).toBe(404);
+		const named = (name: string) => collector.spans.filter((span) => span.name === name);
+		const spans = await eventually(
+			() => {
+				const listed = named('GET /api/v1/orgs/{orgId}/webhooks');
+				const unknown = named('GET /api/v1/orgs/{orgId}/webhooks/{webhookId}');
+				return listed.length === reads && unknown.length === 1 && [...listed, ...unknown];
+			},
+			'the reads at the collector',
+			{ timeoutMs: 10_000 },
+		);
+		for (const span of spans)
+			expect(span).toMatchObject({
+				kind: SERVER,
+				parentSpanId: undefined,
+				service: 'traininglab-api',
+				attributes: {
+					'http.request.method': 'GET',
+					'http.response.status_code': span === spans[reads] ? 404 : 200,
+				},
+			});
+		expect(spans[reads].attributes['http.route']).toBe('/api/v1/orgs/{orgId}/webhooks/{webhookId}');
+		expect(new Set(spans.map((span) => span.traceId)).size).toBe(reads + 1);
+		expect(new Set(spans.map((span) => span.spanId)).size).toBe(reads + 1);
 	});
 
 	it('an outbox thread started again (after it died) exports the spans of its attempts as the first did', async () => {

@@ -21,7 +21,8 @@ const OTHER_ROUTES = ['/healthz', '/metrics', '/console'];
  * What every request leaves behind, from one listener on its answer:
  * - with `tracing`, a server span, child of the caller's `traceparent` when it sends one; the
  *   handler of a request that may change something runs in it, so that the events it records are
- *   spans of the same trace;
+ *   spans of the same trace. A read under no caller's trace, under which nothing runs, makes no
+ *   span: its span is recorded from what its answer says (`Tracing.requestRows`);
  * - with `metrics`, its duration under its route template, once the answer has been handed to the
  *   socket (a request whose client went away first is not counted).
  * Both are named by the route template (never the path: no ids in span names or labels).
@@ -33,6 +34,7 @@ export function observeRequests(options: {
 	routes: readonly AnyRoute[];
 }) {
 	const { tracing, metrics } = options;
+	const rows = tracing?.requestRows;
 	const templateOf = routeMatcher(options.apiPrefix, options.routes);
 	// One listener for every request, which finds what it needs on the answer: a closure made for
 	// each request cost the server more than the rest of observing it.
@@ -44,7 +46,14 @@ export function observeRequests(options: {
 			span.route = route;
 			span.statusCode = this.statusCode;
 			span.end(epochMs(ended));
-		}
+		} else if (rows)
+			rows.requestEnded(
+				this.req.method,
+				route,
+				this.statusCode,
+				epochMs(this[STARTED]),
+				epochMs(ended),
+			);
 		if (metrics && this.writableFinished) {
 			const { method, path } = this.req;
 			// Requests refused before routing (a 429) are matched against the table.
@@ -56,15 +65,18 @@ export function observeRequests(options: {
 		const observed = res as Observed;
 		const started = performance.now();
 		observed[STARTED] = started;
-		const parent = tracing?.extract(req.headers);
-		const span = tracing?.startRequestSpan(req.method, parent!, epochMs(started));
-		observed[SPAN] = span;
+		observed[SPAN] = undefined;
 		// 'close' comes once, after 'finish' or when the client went away first.
 		res.on('close', answered);
+		if (!tracing) return next();
+		const parent = tracing.extract(req.headers);
+		const safe = SAFE_METHODS.has(req.method);
+		if (safe && !tracing.inTrace(parent)) return next();
+		const span = tracing.startRequestSpan(req.method, parent, epochMs(started));
+		observed[SPAN] = span;
 		// Only a change records events, whose spans are children of the request's.
-		if (tracing && span && !SAFE_METHODS.has(req.method))
-			tracing.run(tracing.withSpan(parent!, span), next);
-		else next();
+		if (safe) next();
+		else tracing.run(tracing.withSpan(parent, span), next);
 	};
 }
 

@@ -1,4 +1,5 @@
-import { otlpHead, SpanBatch, spanBytesAt, type OtlpHead } from './otlp-protobuf.ts';
+import { otlpHead, recordBytesAt, type OtlpHead } from './otlp-protobuf.ts';
+import { SpanBatch } from './span-batch.ts';
 import { RingReader } from './span-ring.ts';
 import { SpansLost } from './spans-lost.ts';
 
@@ -138,7 +139,7 @@ export class OtlpExporter {
 				if (tookAll && batch.spans < MAX_BATCH) break;
 				if (batch.spans === 0) {
 					// A span larger than a batch: an export of its own.
-					const alone = new SpanBatch(this.#head, spanBytesAt(ring, 0));
+					const alone = new SpanBatch(this.#head, recordBytesAt(ring, 0));
 					alone.take(ring, 1);
 					this.#full.push(alone);
 				} else {

@@ -1,4 +1,4 @@
-import { varintBytes, varintSize, writeVarint } from './protobuf-body.ts';
+import { varintBytes } from './protobuf-body.ts';
 import type { RingReader } from './span-ring.ts';
 
 // OTLP's protobuf encoding (opentelemetry/proto: collector/trace/v1/trace_service.proto,
@@ -47,10 +47,23 @@ export function otlpHead(resource: Record<string, string>): OtlpHead {
 }
 
 /**
- * The bytes of the span that starts `offset` bytes into what `ring` holds unread: its field of
- * `ScopeSpans` (`spans`: its tag, its length as a varint, the span), as span-records.ts writes it.
+ * The bytes of the record that starts `offset` bytes into what `ring` holds unread: a span's field
+ * of `ScopeSpans` (`spans`: its tag, its length as a varint, the span), as span-records.ts writes
+ * it, or a record of rows framed the same way (request-rows.ts).
  */
-export function spanBytesAt(ring: RingReader, offset: number): number {
+export function recordBytesAt(ring: RingReader, offset: number): number {
+	return recordHeadBytes(ring, offset) + recordContentBytes(ring, offset);
+}
+
+/** The bytes of a record's tag and length (recordBytesAt). */
+export function recordHeadBytes(ring: RingReader, offset: number): number {
+	let at = offset + 1;
+	while (ring.byteAt(at) >= 0x80) at++;
+	return at + 1 - offset;
+}
+
+/** The bytes of a record's content, past its tag and length (recordBytesAt). */
+function recordContentBytes(ring: RingReader, offset: number): number {
 	let length = 0;
 	let shift = 1;
 	let at = offset + 1;
@@ -60,75 +73,5 @@ export function spanBytesAt(ring: RingReader, offset: number): number {
 		if (byte < 0x80) break;
 		shift *= 0x80;
 	}
-	return at - offset + length;
-}
-
-/**
- * One export's spans: taken from a thread's ring as they are, since each thread writes its spans
- * there as fields of OTLP's `ScopeSpans` (span-records.ts), and the export's head written in front
- * of them when it is sent. The body is reused once it has been sent.
- */
-export class SpanBatch {
-	/** Bytes of spans it holds. */
-	readonly capacity: number;
-	readonly #head: OtlpHead;
-	readonly #body: Buffer;
-	/** Where the spans start: the room before them takes the export's head when it is sent. */
-	readonly #start: number;
-	#at: number;
-	spans = 0;
-
-	constructor(head: OtlpHead, bytes: number) {
-		this.#start = head.resource.length + head.scope.length + 2 * (1 + 5);
-		this.#body = Buffer.allocUnsafe(this.#start + bytes);
-		this.#head = head;
-		this.#at = this.#start;
-		this.capacity = bytes;
-	}
-
-	/**
-	 * Takes whole spans from `ring`, up to `maxSpans` in all and what it has room for; true when it
-	 * took all the ring held.
-	 */
-	take(ring: RingReader, maxSpans: number): boolean {
-		const available = ring.available();
-		const room = this.#body.length - this.#at;
-		let bytes = 0;
-		let spans = this.spans;
-		while (bytes < available && spans < maxSpans) {
-			const next = spanBytesAt(ring, bytes);
-			if (bytes + next > room) break;
-			bytes += next;
-			spans++;
-		}
-		ring.take(this.#body, this.#at, bytes);
-		this.#at += bytes;
-		this.spans = spans;
-		return bytes === available;
-	}
-
-	/** The export (`ExportTraceServiceRequest`): the head written in front of the spans. */
-	finish(): Buffer {
-		const { resource, scope } = this.#head;
-		const body = this.#body;
-		const scopeSpans = scope.length + (this.#at - this.#start);
-		const resourceSpans = resource.length + 1 + varintSize(scopeSpans) + scopeSpans;
-		let from = this.#start - scope.length;
-		scope.copy(body, from);
-		from -= varintSize(scopeSpans);
-		writeVarint(body, from, scopeSpans);
-		body[--from] = SECOND;
-		from -= resource.length;
-		resource.copy(body, from);
-		from -= varintSize(resourceSpans);
-		writeVarint(body, from, resourceSpans);
-		body[--from] = FIRST;
-		return body.subarray(from, this.#at);
-	}
-
-	/** Empty again, to be filled anew. */
-	reset(): void {
-		this.#at = this.#start;
-		this.spans = 0;
-	}
+	return length;
 }

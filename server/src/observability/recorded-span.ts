@@ -6,6 +6,22 @@ export interface SpanSink {
 	ended(span: FieldSpan): void;
 }
 
+/** Where a request's server span goes as it ends when no span was made for it (request-rows.ts). */
+export interface RequestRowSink {
+	/**
+	 * A request answered (`method`, its `route` template if one matched, its status), which started
+	 * at `start` and ended at `end` (ms since the Unix epoch), its span a root whose ids nobody asked
+	 * for.
+	 */
+	requestEnded(
+		method: string,
+		route: string | undefined,
+		statusCode: number,
+		start: number,
+		end: number,
+	): void;
+}
+
 const TIME_ORIGIN = performance.timeOrigin;
 
 /** `performance.now()`'s `at` (now by default), in milliseconds since the Unix epoch, to the microsecond or better. */

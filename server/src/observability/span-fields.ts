@@ -1,8 +1,53 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { ANY_VALUE, FIRST, SECOND, SPAN, STATUS_CODE } from './otlp-protobuf.ts';
 import { ProtobufBody } from './protobuf-body.ts';
+import { SpanIds } from './span-ids.ts';
 
 // Fields of OTLP's protobuf `Span` that the server's spans share, written by hand (span-records.ts).
+
+/** Bytes kept for a span's length: 16 KiB, more than any request's or attempt's span takes. */
+const SPAN_LENGTH_BYTES = 2;
+/** Bytes a span's field takes besides its times and what follows them: its tag, length and ids. */
+export const SPAN_HEAD_BYTES = 1 + SPAN_LENGTH_BYTES + 2 + 16 + 2 + 8;
+/** Bytes of a span's start and end. */
+export const TIMES_BYTES = 2 * 9;
+
+/**
+ * Opens a span, as the field of `ScopeSpans` that holds it, and writes its ids (`undefined`: a new
+ * root span's, drawn now) and `tracestate`; `closeSpan` it once the rest is written.
+ */
+export function openSpan(out: ProtobufBody, ids: SpanIds | undefined): number {
+	const spanAt = out.open(SECOND, SPAN_LENGTH_BYTES);
+	out.byte(FIRST);
+	out.byte(16);
+	const traceIdAt = out.at;
+	out.at += 16;
+	out.byte(SECOND);
+	out.byte(8);
+	const spanIdAt = out.at;
+	out.at += 8;
+	if (!ids) {
+		// Past the body's end nothing is written: the span is written again in room of its own.
+		if (out.fits()) SpanIds.writeRoot(out.view, traceIdAt, spanIdAt);
+		return spanAt;
+	}
+	ids.copyTraceId(out.body, traceIdAt);
+	ids.copySpanId(out.body, spanIdAt);
+	const traceState = ids.traceState?.serialize();
+	if (traceState) out.string(SPAN.traceState, traceState);
+	if (ids.hasParent) {
+		out.byte(SPAN.parentSpanId);
+		out.byte(8);
+		ids.copyParentSpanId(out.body, out.at);
+		out.at += 8;
+	}
+	return spanAt;
+}
+
+/** Closes the span opened at `spanAt` (`openSpan`). */
+export function closeSpan(out: ProtobufBody, spanAt: number): void {
+	out.close(spanAt, SPAN_LENGTH_BYTES);
+}
 
 /**
  * The key of an attribute (ASCII, under 128 characters), written once as its field of a
@@ -66,28 +111,44 @@ export function writeStatus(out: ProtobufBody, code: SpanStatusCode, message: st
 const MAX_REQUEST_FIELDS = 4096;
 
 /**
+ * A request span's fields, written: their bytes, and the number they are defined by in the
+ * thread's ring (-1: not defined there).
+ */
+export interface WrittenFields {
+	bytes: Buffer;
+	id: number;
+}
+
+/**
  * The fields of a request span that follow from its method, route and status — `METHOD /route`,
  * SPAN_KIND_SERVER, the three attributes, an error status from 500 on — written once for each
- * combination and copied from there: written for every span, they took the request thread about
- * 3,700 instructions a `GET /me`, copied about 1,100 (callgrind, docs/performance.md).
+ * combination, and defined in the thread's ring through `define` (RingWriter.define), for rows to
+ * name (request-rows.ts) and the export side to copy: written for every span, they took the
+ * request thread about 3,700 instructions a `GET /me`, copied about 1,100 (callgrind,
+ * docs/performance.md).
  */
 export class RequestFields {
 	/** method → route (undefined: none matched) → status → the fields. */
-	readonly #written = new Map<string, Map<string | undefined, Map<number, Buffer>>>();
+	readonly #written = new Map<string, Map<string | undefined, Map<number, WrittenFields>>>();
+	readonly #define: (bytes: Buffer) => number;
 	#count = 0;
 
-	of(method: string, route: string | undefined, statusCode: number): Buffer {
+	constructor(define: (bytes: Buffer) => number) {
+		this.#define = define;
+	}
+
+	of(method: string, route: string | undefined, statusCode: number): WrittenFields {
 		let ofMethod = this.#written.get(method);
 		if (!ofMethod) this.#written.set(method, (ofMethod = new Map()));
 		let ofRoute = ofMethod.get(route);
 		if (!ofRoute) ofMethod.set(route, (ofRoute = new Map()));
 		let fields = ofRoute.get(statusCode);
 		if (!fields) {
-			fields = writeRequestFields(method, route, statusCode);
-			if (this.#count < MAX_REQUEST_FIELDS) {
-				ofRoute.set(statusCode, fields);
-				this.#count++;
-			}
+			const bytes = writeRequestFields(method, route, statusCode);
+			if (this.#count === MAX_REQUEST_FIELDS) return { bytes, id: -1 };
+			fields = { bytes, id: this.#define(bytes) };
+			ofRoute.set(statusCode, fields);
+			this.#count++;
 		}
 		return fields;
 	}

@@ -1,16 +1,20 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { FIRST, SECOND, SPAN } from './otlp-protobuf.ts';
+import { SPAN } from './otlp-protobuf.ts';
 import { ProtobufBody } from './protobuf-body.ts';
+import { RequestRows } from './request-rows.ts';
 import {
 	AttemptSpan,
 	EventSpan,
 	RequestSpan,
 	type FieldSpan,
+	type RequestRowSink,
 	type SpanSink,
 } from './recorded-span.ts';
 import {
+	closeSpan,
 	EventFields,
 	keyField,
+	openSpan,
 	RequestFields,
 	STATUS,
 	writeIntAttribute,
@@ -19,7 +23,6 @@ import {
 	writeStringAttribute,
 	writeTimes,
 } from './span-fields.ts';
-import { SpanIds } from './span-ids.ts';
 import { RingWriter } from './span-ring.ts';
 
 const ATTEMPT = {
@@ -32,8 +35,6 @@ const ATTEMPT = {
 };
 const EVENT_ID = keyField('traininglab.event.id');
 const DELIVER = Buffer.from('deliver ', 'ascii');
-/** Bytes kept for a span's length: 16 KiB, more than any request's or attempt's span takes. */
-const SPAN_LENGTH_BYTES = 2;
 
 /**
  * Ended spans are written this many at a time, in one loop: written one by one as each request
@@ -49,22 +50,27 @@ const WRITE_BYTES = 256 * 1024;
 /**
  * The writing side (a thread's spans): each ended span is written in OTLP's protobuf, as the field
  * of `ScopeSpans` that holds it, and the spans into the thread's ring, in one pass with nothing
- * allocated. The export side only puts them together, in batches (otlp-exporter.ts): encoding
- * there took a thread that wakes once a second, with cold caches, two or three times as long.
+ * allocated; the export side puts them together in batches (otlp-exporter.ts). A request whose
+ * span nobody asked for leaves only a row, which the export side writes its span from
+ * (request-rows.ts).
  */
-export class SpanRecorder implements SpanSink {
+export class SpanRecorder implements SpanSink, RequestRowSink {
 	readonly #ring: RingWriter;
-	/** Spans ended and not yet written: fewer than WRITE_EVERY. */
+	/** Spans ended and not yet written: with the rows, fewer than WRITE_EVERY. */
 	readonly #ended: FieldSpan[] = [];
-	/** Where each span written into `#out` ends. */
+	readonly #rows = new RequestRows(WRITE_EVERY);
+	/** Where each record (a span, or a record of rows) written into `#out` ends, and its spans. */
 	readonly #ends: number[] = [];
+	readonly #spans: number[] = [];
 	#timer: NodeJS.Timeout | undefined;
 	#out = new ProtobufBody(WRITE_BYTES);
-	readonly #requestFields = new RequestFields();
+	readonly #requestFields: RequestFields;
 	readonly #eventFields = new EventFields();
 
 	constructor(ring: SharedArrayBuffer) {
-		this.#ring = new RingWriter(ring);
+		const writer = new RingWriter(ring);
+		this.#ring = writer;
+		this.#requestFields = new RequestFields((bytes) => writer.define(bytes));
 	}
 
 	/** Spans dropped because the export side had fallen behind by a whole ring. */
@@ -73,21 +79,41 @@ export class SpanRecorder implements SpanSink {
 	}
 
 	ended(span: FieldSpan): void {
-		const waiting = this.#ended.push(span);
+		this.#ended.push(span);
+		this.#waiting();
+	}
+
+	/** Recorded as a row, with no span made. */
+	requestEnded(
+		method: string,
+		route: string | undefined,
+		statusCode: number,
+		start: number,
+		end: number,
+	): void {
+		this.#rows.add(method, route, statusCode, start, end);
+		this.#waiting();
+	}
+
+	#waiting(): void {
+		const waiting = this.#ended.length + this.#rows.count;
 		if (waiting === WRITE_EVERY) this.flush();
 		else if (waiting === 1) this.#timer = setTimeout(() => this.flush(), WRITE_WITHIN_MS).unref();
 	}
 
-	/** Writes the spans ended so far into the ring. */
+	/** Writes the spans and rows ended so far into the ring. */
 	flush(): void {
 		clearTimeout(this.#timer);
 		this.#timer = undefined;
 		const ended = this.#ended;
+		// First, into the empty body: a record of 64 rows takes 1,283 bytes.
+		const rows = this.#rows.write(this.#out, this.#requestFields, ended);
+		if (rows > 0) this.#wrote(rows);
 		for (let index = 0; index < ended.length; index++) {
 			const span = ended[index];
 			const from = this.#out.at;
 			this.#write(span);
-			if (this.#out.fits()) this.#ends.push(this.#out.at);
+			if (this.#out.fits()) this.#wrote(1);
 			else {
 				// No room left: what is written goes first, then the span alone, in room enough for it.
 				const needed = this.#out.at - from;
@@ -95,26 +121,37 @@ export class SpanRecorder implements SpanSink {
 				this.#toRing();
 				if (needed > this.#out.body.length) this.#out = new ProtobufBody(needed);
 				this.#write(span);
-				this.#ends.push(this.#out.at);
+				this.#wrote(1);
 			}
 		}
 		ended.length = 0;
 		this.#toRing();
 	}
 
-	/** The spans written so far into the ring: all at once, or those that fit one by one. */
+	/** A record of `spans` spans is written into `#out`, up to where it is now. */
+	#wrote(spans: number): void {
+		this.#ends.push(this.#out.at);
+		this.#spans.push(spans);
+	}
+
+	/** The records written so far into the ring: all at once, or those that fit one by one. */
 	#toRing(): void {
 		const out = this.#out;
 		const ends = this.#ends;
-		if (out.at <= this.#ring.free()) this.#ring.write(out.body, 0, out.at, ends.length);
-		else {
+		const spans = this.#spans;
+		if (out.at <= this.#ring.free()) {
+			let all = 0;
+			for (const count of spans) all += count;
+			this.#ring.write(out.body, 0, out.at, all);
+		} else {
 			let from = 0;
-			for (const end of ends) {
-				this.#ring.write(out.body, from, end - from, 1);
-				from = end;
+			for (let index = 0; index < ends.length; index++) {
+				this.#ring.write(out.body, from, ends[index] - from, spans[index]);
+				from = ends[index];
 			}
 		}
 		ends.length = 0;
+		spans.length = 0;
 		out.at = 0;
 		if (out.body.length > WRITE_BYTES) this.#out = new ProtobufBody(WRITE_BYTES);
 	}
@@ -131,26 +168,26 @@ export class SpanRecorder implements SpanSink {
 	 */
 	#writeRequest(span: RequestSpan): void {
 		const out = this.#out;
-		const spanAt = this.#ids(span.idsMade());
+		const spanAt = openSpan(out, span.idsMade());
 		writeTimes(out, span.startTime, span.endTime);
-		out.append(this.#requestFields.of(span.method, span.route, span.statusCode));
-		out.close(spanAt, SPAN_LENGTH_BYTES);
+		out.append(this.#requestFields.of(span.method, span.route, span.statusCode).bytes);
+		closeSpan(out, spanAt);
 	}
 
 	/** An event's span: its ids, times and id, then what follows from its type, written once a type. */
 	#writeEvent(span: EventSpan): void {
 		const out = this.#out;
-		const spanAt = this.#ids(span.spanContext());
+		const spanAt = openSpan(out, span.spanContext());
 		writeTimes(out, span.startTime, span.endTime);
 		writeStringAttribute(out, EVENT_ID, span.eventId);
 		out.append(this.#eventFields.of(span.eventType));
-		out.close(spanAt, SPAN_LENGTH_BYTES);
+		closeSpan(out, spanAt);
 	}
 
 	/** A delivery attempt's span: `deliver <event type>`, an error with its message unless delivered. */
 	#writeAttempt(span: AttemptSpan): void {
 		const out = this.#out;
-		const spanAt = this.#ids(span.spanContext());
+		const spanAt = openSpan(out, span.spanContext());
 		const { of } = span;
 		const nameAt = out.open(SPAN.name, 1);
 		out.append(DELIVER);
@@ -166,39 +203,6 @@ export class SpanRecorder implements SpanSink {
 		writeStringAttribute(out, ATTEMPT.outcome, span.outcome);
 		if (span.statusCode) writeIntAttribute(out, STATUS, span.statusCode);
 		if (span.error !== null) writeStatus(out, SpanStatusCode.ERROR, span.error);
-		out.close(spanAt, SPAN_LENGTH_BYTES);
-	}
-
-	/**
-	 * Opens the span's field, and writes its ids (`undefined`: a new root span's, drawn now) and
-	 * `tracestate`; returns where its length goes.
-	 */
-	#ids(ids: SpanIds | undefined): number {
-		const out = this.#out;
-		const spanAt = out.open(SECOND, SPAN_LENGTH_BYTES);
-		out.byte(FIRST);
-		out.byte(16);
-		const traceIdAt = out.at;
-		out.at += 16;
-		out.byte(SECOND);
-		out.byte(8);
-		const spanIdAt = out.at;
-		out.at += 8;
-		if (!ids) {
-			// Past the body's end nothing is written: the span is written again in room of its own.
-			if (out.fits()) SpanIds.writeRoot(out.view, traceIdAt, spanIdAt);
-			return spanAt;
-		}
-		ids.copyTraceId(out.body, traceIdAt);
-		ids.copySpanId(out.body, spanIdAt);
-		const traceState = ids.traceState?.serialize();
-		if (traceState) out.string(SPAN.traceState, traceState);
-		if (ids.hasParent) {
-			out.byte(SPAN.parentSpanId);
-			out.byte(8);
-			ids.copyParentSpanId(out.body, out.at);
-			out.at += 8;
-		}
-		return spanAt;
+		closeSpan(out, spanAt);
 	}
 }

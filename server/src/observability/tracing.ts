@@ -9,7 +9,13 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { AttemptSpan, EventSpan, RequestSpan, type AttemptOf } from './recorded-span.ts';
+import {
+	AttemptSpan,
+	EventSpan,
+	RequestSpan,
+	type AttemptOf,
+	type RequestRowSink,
+} from './recorded-span.ts';
 import type { SpanExports } from './span-export.ts';
 import { SpanIds } from './span-ids.ts';
 import { SpanRecorder } from './span-records.ts';
@@ -96,6 +102,20 @@ export class Tracing {
 			return new RequestSpan(method, undefined, this.#recorder, startTime);
 		const { ids, recorder } = this.#idsUnder(parent);
 		return new RequestSpan(method, ids, recorder, startTime);
+	}
+
+	/** Whether `context` (what a request's W3C headers carry) holds a caller's span. */
+	inTrace(context: Context): boolean {
+		return trace.getSpanContext(context) !== undefined;
+	}
+
+	/**
+	 * Where a request that `startRequestSpan` is not asked for records its server span as it ends:
+	 * a read under no caller's trace, whose root span's ids nobody asks for (request-rows.ts).
+	 * Undefined when spans are not recorded.
+	 */
+	get requestRows(): RequestRowSink | undefined {
+		return this.#recorder;
 	}
 
 	/**
