@@ -37,6 +37,7 @@ export class RequestRows {
 	readonly #times: Float64Array;
 	/** Each row's fields' number, as it is written. */
 	readonly #ids: Int32Array;
+	/** Rows held, at most its capacity: its owner writes them out (`write`) by then. */
 	count = 0;
 
 	constructor(capacity: number) {
@@ -47,15 +48,19 @@ export class RequestRows {
 		this.#ids = new Int32Array(capacity);
 	}
 
-	/** Adds a row; returns how many it holds, at most its capacity. */
-	add(method: string, route: string | undefined, statusCode: number, start: number, end: number) {
+	add(
+		method: string,
+		route: string | undefined,
+		statusCode: number,
+		start: number,
+		end: number,
+	): void {
 		const row = this.count++;
 		this.#methods[row] = method;
 		this.#routes[row] = route;
 		this.#statuses[row] = statusCode;
 		this.#times[2 * row] = start;
 		this.#times[2 * row + 1] = end;
-		return this.count;
 	}
 
 	/**
