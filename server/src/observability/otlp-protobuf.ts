@@ -52,18 +52,6 @@ export function otlpHead(resource: Record<string, string>): OtlpHead {
  * it, or a record of rows framed the same way (request-rows.ts).
  */
 export function recordBytesAt(ring: RingReader, offset: number): number {
-	return recordHeadBytes(ring, offset) + recordContentBytes(ring, offset);
-}
-
-/** The bytes of a record's tag and length (recordBytesAt). */
-export function recordHeadBytes(ring: RingReader, offset: number): number {
-	let at = offset + 1;
-	while (ring.byteAt(at) >= 0x80) at++;
-	return at + 1 - offset;
-}
-
-/** The bytes of a record's content, past its tag and length (recordBytesAt). */
-function recordContentBytes(ring: RingReader, offset: number): number {
 	let length = 0;
 	let shift = 1;
 	let at = offset + 1;
@@ -73,5 +61,12 @@ function recordContentBytes(ring: RingReader, offset: number): number {
 		if (byte < 0x80) break;
 		shift *= 0x80;
 	}
-	return length;
+	return at - offset + length;
+}
+
+/** The bytes of a record's tag and length, in front of its content (recordBytesAt). */
+export function recordHeadBytes(ring: RingReader, offset: number): number {
+	let at = offset + 1;
+	while (ring.byteAt(at) >= 0x80) at++;
+	return at + 1 - offset;
 }

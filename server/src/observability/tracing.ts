@@ -94,12 +94,11 @@ export class Tracing {
 	/**
 	 * The server span of a request (`method`), child of `parent` (what its W3C headers carry), which
 	 * started at `startTime` (ms since the Unix epoch): set its `route` and `statusCode`, then end it.
-	 * A root span's ids are made when something asks for them (`withSpan`): most requests are reads,
-	 * under which nothing runs, and their spans' ids are drawn as they are written.
+	 * A root span's ids are made when something asks for them (`withSpan`), or drawn as it is
+	 * written. A read under no caller's trace needs no span at all (`requestRows`).
 	 */
 	startRequestSpan(method: string, parent: Context, startTime: number): RequestSpan {
-		if (trace.getSpanContext(parent) === undefined)
-			return new RequestSpan(method, undefined, this.#recorder, startTime);
+		if (!this.inTrace(parent)) return new RequestSpan(method, undefined, this.#recorder, startTime);
 		const { ids, recorder } = this.#idsUnder(parent);
 		return new RequestSpan(method, ids, recorder, startTime);
 	}
