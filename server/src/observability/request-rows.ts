@@ -30,21 +30,18 @@ const FIELDS = 16;
  * times its cost in a hot loop (docs/performance.md).
  */
 export class RequestRows {
-	readonly #methods: string[];
-	readonly #routes: (string | undefined)[];
-	readonly #statuses: Uint16Array;
-	/** Start and end, by turns. */
-	readonly #times: Float64Array;
+	/** Method and route, by turns. */
+	readonly #names: (string | undefined)[];
+	/** Start, end and status, by turns: what a row adds goes into two arrays, not five. */
+	readonly #numbers: Float64Array;
 	/** Each row's fields' number, as it is written. */
 	readonly #ids: Int32Array;
 	/** Rows held, at most its capacity: its owner writes them out (`write`) by then. */
 	count = 0;
 
 	constructor(capacity: number) {
-		this.#methods = new Array<string>(capacity).fill('');
-		this.#routes = new Array<string | undefined>(capacity).fill(undefined);
-		this.#statuses = new Uint16Array(capacity);
-		this.#times = new Float64Array(2 * capacity);
+		this.#names = new Array<string | undefined>(2 * capacity).fill(undefined);
+		this.#numbers = new Float64Array(3 * capacity);
 		this.#ids = new Int32Array(capacity);
 	}
 
@@ -56,11 +53,11 @@ export class RequestRows {
 		end: number,
 	): void {
 		const row = this.count++;
-		this.#methods[row] = method;
-		this.#routes[row] = route;
-		this.#statuses[row] = statusCode;
-		this.#times[2 * row] = start;
-		this.#times[2 * row + 1] = end;
+		this.#names[2 * row] = method;
+		this.#names[2 * row + 1] = route;
+		this.#numbers[3 * row] = start;
+		this.#numbers[3 * row + 1] = end;
+		this.#numbers[3 * row + 2] = statusCode;
 	}
 
 	/**
@@ -69,21 +66,21 @@ export class RequestRows {
 	 * instead, to be written whole. Returns the rows the record holds (none: no record written).
 	 */
 	write(out: ProtobufBody, fields: RequestFields, spans: FieldSpan[]): number {
-		const times = this.#times;
+		const names = this.#names;
+		const numbers = this.#numbers;
 		const ids = this.#ids;
 		let defined = 0;
 		for (let row = 0; row < this.count; row++) {
-			const method = this.#methods[row];
-			const route = this.#routes[row];
-			const statusCode = this.#statuses[row];
-			const { id } = fields.of(method, route, statusCode);
+			const method = names[2 * row]!;
+			const route = names[2 * row + 1];
+			const { id } = fields.of(method, route, numbers[3 * row + 2]);
 			ids[row] = id;
 			if (id >= 0) defined++;
 			else {
-				const span = new RequestSpan(method, undefined, undefined, times[2 * row]);
+				const span = new RequestSpan(method, undefined, undefined, numbers[3 * row]);
 				span.route = route;
-				span.statusCode = statusCode;
-				span.endTime = times[2 * row + 1];
+				span.statusCode = numbers[3 * row + 2];
+				span.endTime = numbers[3 * row + 1];
 				spans.push(span);
 			}
 		}
@@ -92,8 +89,8 @@ export class RequestRows {
 			for (let row = 0; row < this.count; row++) {
 				if (ids[row] < 0) continue;
 				const at = out.at;
-				out.view.setFloat64(at, times[2 * row], true);
-				out.view.setFloat64(at + END, times[2 * row + 1], true);
+				out.view.setFloat64(at, numbers[3 * row], true);
+				out.view.setFloat64(at + END, numbers[3 * row + 1], true);
 				out.view.setUint32(at + FIELDS, ids[row], true);
 				out.at = at + ROW_BYTES;
 			}
