@@ -95,16 +95,22 @@ export class SpanRecorder implements SpanSink, RequestRowSink {
 		this.#waiting();
 	}
 
+	/**
+	 * A timer, once set, is left to run out rather than cleared by each write of 64 and set again
+	 * for the next: at thousands of requests a second that was a timer made and dropped every few
+	 * milliseconds. When it runs out it writes what waits, at most WRITE_WITHIN_MS old.
+	 */
 	#waiting(): void {
-		const waiting = this.#ended.length + this.#rows.count;
-		if (waiting === WRITE_EVERY) this.flush();
-		else if (waiting === 1) this.#timer = setTimeout(() => this.flush(), WRITE_WITHIN_MS).unref();
+		if (this.#ended.length + this.#rows.count === WRITE_EVERY) this.flush();
+		else if (this.#timer === undefined)
+			this.#timer = setTimeout(() => {
+				this.#timer = undefined;
+				this.flush();
+			}, WRITE_WITHIN_MS).unref();
 	}
 
 	/** Writes the spans and rows ended so far into the ring. */
 	flush(): void {
-		clearTimeout(this.#timer);
-		this.#timer = undefined;
 		const ended = this.#ended;
 		// First, into the empty body: a record of 64 rows takes 1,283 bytes.
 		const rows = this.#rows.write(this.#out, this.#requestFields, ended);
