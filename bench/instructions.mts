@@ -15,14 +15,12 @@
 // span export thread is not read: under valgrind its once-a-second work is inflated many times.
 import autocannon from 'autocannon';
 import { spawnSync } from 'node:child_process';
-import { once } from 'node:events';
 import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnServer } from '../tooling/api/server-process.ts';
-import { bootstrap, loadSession, seedSessions, tempDir } from './support.mts';
+import { overheadCell, overheadServerEnv, startSinkCollector, TOKEN } from './overhead-cell.mts';
+import { bootstrap, seedSessions, tempDir } from './support.mts';
 
 const { values, positionals } = parseArgs({
 	allowPositionals: true,
@@ -33,34 +31,22 @@ const { values, positionals } = parseArgs({
 		'off-unasked': { type: 'boolean', default: false },
 	},
 });
-const cell = positionals[0] ?? '/me';
-const method = cell.startsWith('POST ') ? 'POST' : 'GET';
-const path = method === 'POST' ? cell.slice('POST '.length) : cell;
 const warm = Number(values.warm);
 const count = Number(values.count);
 /** The benchmark's scrape, once a second at about 10,000 requests a second: one in the count. */
 const scrapeEvery = Number(values['scrape-every']);
 const CONNECTIONS = 10;
-const TOKEN = 'bench-metrics-token-0123456789';
 
 if (spawnSync('valgrind', ['--version']).status !== 0)
 	throw new Error('needs valgrind (Debian: apt-get install valgrind)');
 
-/** An OTLP collector that takes every export and keeps nothing. */
-const collector = createServer((req, res) => {
-	req.resume();
-	req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
-});
-collector.listen(0, '127.0.0.1');
-await once(collector, 'listening');
-const collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+const collector = await startSinkCollector();
 
 /** The data both servers start from: the bench organization with 1,000 sessions. */
 const dataDir = tempDir('instructions-data');
 const seeded = join(dataDir, 'seeded.sqlite');
 const boot = bootstrap(seeded);
-const { versionId, sessionIds } = seedSessions(seeded, boot, 1000);
-const requestPath = path.replace('{id}', sessionIds[sessionIds.length >> 1]);
+const cell = overheadCell(positionals[0], seedSessions(seeded, boot, 1000));
 
 /** Each function's instructions on the main thread, a request, named. */
 type Counts = Map<string, number>;
@@ -70,43 +56,30 @@ async function countMode(mode: 'off' | 'on'): Promise<{ total: number; functions
 	const databasePath = join(dir, 'db.sqlite');
 	copyFileSync(seeded, databasePath);
 	const out = join(dir, 'callgrind.out');
-	const server = await spawnServer(
-		{
-			DATABASE_PATH: databasePath,
-			RATE_LIMIT_REQUESTS: '1000000000',
-			...(mode === 'on'
-				? {
-						METRICS_ENABLED: 'true',
-						METRICS_TOKEN: TOKEN,
-						OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
-					}
-				: {}),
-		},
-		{
-			under: [
-				'valgrind',
-				'--tool=callgrind',
-				'--instr-atstart=no',
-				'--smc-check=all-non-file',
-				'--separate-threads=yes',
-				`--callgrind-out-file=${out}`,
-			],
-			nodeArgs: ['--perf-basic-prof'],
-			// Its own folder: V8 may write logs into it.
-			cwd: dir,
-		},
-	);
+	const server = await spawnServer(overheadServerEnv(mode, databasePath, collector.url), {
+		under: [
+			'valgrind',
+			'--tool=callgrind',
+			'--instr-atstart=no',
+			'--smc-check=all-non-file',
+			'--separate-threads=yes',
+			`--callgrind-out-file=${out}`,
+		],
+		nodeArgs: ['--perf-basic-prof'],
+		// Its own folder: V8 may write logs into it.
+		cwd: dir,
+	});
 	const { child, url } = server;
 	try {
 		const request: autocannon.Options = {
-			url: `${url}${requestPath}`,
-			method,
+			url: `${url}${cell.path}`,
+			method: cell.method,
 			connections: CONNECTIONS,
 			headers: {
 				authorization: `Bearer ${boot.api_key}`,
-				...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+				...(cell.body ? { 'content-type': 'application/json' } : {}),
 			},
-			body: method === 'POST' ? JSON.stringify(loadSession(versionId)) : undefined,
+			body: cell.body && JSON.stringify(cell.body),
 		};
 		const scrape = async () => {
 			const answer = await fetch(`${new URL(url).origin}/metrics`, {
@@ -192,7 +165,7 @@ try {
 	const [off, on] = await Promise.all([countMode('off'), countMode('on')]);
 	const round = (value: number) => Math.round(value).toLocaleString('en-US');
 	console.log(
-		`${method} ${path}, instructions a request on the main thread: off ${round(off.total)}, on ${round(on.total)} (${on.total >= off.total ? '+' : ''}${round(on.total - off.total)})`,
+		`${cell.name}, instructions a request on the main thread: off ${round(off.total)}, on ${round(on.total)} (${on.total >= off.total ? '+' : ''}${round(on.total - off.total)})`,
 	);
 	const names = new Set([...off.functions.keys(), ...on.functions.keys()]);
 	const differences = [...names]

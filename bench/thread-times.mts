@@ -27,7 +27,7 @@ export function threadTimes(pid: number): ThreadTimes {
 		try {
 			const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
 			const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-			times[kindOf(tid === String(pid), name)] += ns;
+			times[threadKindOf(tid === String(pid), name)] += ns;
 		} catch {
 			// The thread ended while it was read.
 		}
@@ -35,7 +35,8 @@ export function threadTimes(pid: number): ThreadTimes {
 	return times;
 }
 
-function kindOf(main: boolean, name: string): ThreadKind {
+/** A thread's kind, from whether it is its process's main thread and its name (`comm`). */
+export function threadKindOf(main: boolean, name: string): ThreadKind {
 	if (main) return 'main thread';
 	if (name === 'WorkerThread') return 'worker threads';
 	if (name.startsWith('V8') || name === 'DelayedTaskSche') return "V8's helpers";
