@@ -73,13 +73,14 @@ export class RequestRows {
 		for (let row = 0; row < this.count; row++) {
 			const method = names[2 * row]!;
 			const route = names[2 * row + 1];
-			const { id } = fields.of(method, route, numbers[3 * row + 2]);
+			const statusCode = numbers[3 * row + 2];
+			const { id } = fields.of(method, route, statusCode);
 			ids[row] = id;
 			if (id >= 0) defined++;
 			else {
 				const span = new RequestSpan(method, undefined, undefined, numbers[3 * row]);
 				span.route = route;
-				span.statusCode = numbers[3 * row + 2];
+				span.statusCode = statusCode;
 				span.endTime = numbers[3 * row + 1];
 				spans.push(span);
 			}
