@@ -235,12 +235,16 @@ describe('the web console', () => {
 		expect(members.find((member) => member.user_id === promoted.user_id)?.role).toBe('admin');
 
 		await tab.goTo('Webhooks');
+		const listed = tab.page.getByRole('link', { name: `${receiver.url}/hooks/to-delete` });
+		await listed.waitFor();
 		await tab.page
 			.getByRole('button', { name: `Delete endpoint ${receiver.url}/hooks/to-delete` })
 			.click();
 		await tab.page.getByRole('dialog').getByRole('button', { name: 'Delete endpoint' }).click();
 		await tab.page.getByRole('status').filter({ hasText: 'The endpoint was deleted.' }).waitFor();
 		expect((await admin.get(`/orgs/${org.org.id}/webhooks/${endpoint.id}`)).status).toBe(404);
+		// The status is announced before the list is read again; wait for the list.
+		await listed.waitFor({ state: 'detached' });
 		expect(await tab.page.locator('main').textContent()).not.toContain('/hooks/to-delete');
 	});
 
