@@ -6,6 +6,7 @@ import type { PeerRequest, PeerTally } from './observability-peer.mts';
 import { spawnServer } from '../tooling/api/server-process.ts';
 import { parseExposition, total } from '../tooling/prometheus-text.ts';
 import { load } from './load.mts';
+import { overheadCell, overheadServerEnv, REQUEST_CELLS, TOKEN } from './overhead-cell.mts';
 import { startGatedReceiver } from './gated-receiver.mts';
 import {
 	addTimes,
@@ -20,7 +21,6 @@ import {
 	api,
 	bootstrap,
 	CAN_PIN,
-	loadSession,
 	cpusOf,
 	median,
 	pinProcess,
@@ -28,8 +28,6 @@ import {
 	seedSessions,
 	tempDir,
 } from './support.mts';
-
-const TOKEN = 'bench-metrics-token-0123456789';
 
 export interface ObservabilityRow {
 	/** A request cell (`GET /me`, …) or `webhook delivery`. */
@@ -110,18 +108,10 @@ export async function benchObservability(options: {
 	const dir = tempDir('observability');
 	const seeded = join(dir, 'seeded.sqlite');
 	const boot = bootstrap(seeded);
-	const { versionId, sessionIds } = seedSessions(seeded, boot, options.sessions);
+	const seededData = seedSessions(seeded, boot, options.sessions);
 	const peer = await startPeer();
 	const gates = await startGatedReceiver();
-	const modes = {
-		off: {},
-		on: {
-			METRICS_ENABLED: 'true',
-			METRICS_TOKEN: TOKEN,
-			OTEL_EXPORTER_OTLP_ENDPOINT: peer.collectorUrl,
-		},
-	} as const;
-	type Mode = keyof typeof modes;
+	type Mode = 'off' | 'on';
 	/** Spans the servers on dropped (their ring full, an export failed): none, or on did less. */
 	let spansDropped = 0;
 	/** A server of `mode` on a copy of the data at `data`, which `prepare` may change first. */
@@ -136,12 +126,10 @@ export async function benchObservability(options: {
 		prepare?.(databasePath);
 		const server = await spawnServer(
 			{
-				DATABASE_PATH: databasePath,
-				RATE_LIMIT_REQUESTS: '1000000000',
+				...overheadServerEnv(mode, databasePath, peer.collectorUrl),
 				WEBHOOK_ALLOW_INSECURE_URLS: 'true',
 				// A shut gate holds a server's sends for as long as the other servers' readings take.
 				WEBHOOK_TIMEOUT_MS: '600000',
-				...modes[mode],
 			},
 			CAN_PIN ? 'node, fixed layout' : 'node',
 		);
@@ -287,35 +275,24 @@ export async function benchObservability(options: {
 		});
 	};
 	try {
-		const requestCell = (
-			cell: string,
-			path: string,
-			request?: Pick<Parameters<typeof load>[0], 'method' | 'body'>,
-		): Cell => ({
-			cell,
-			count: async (server, seconds) =>
-				(
-					await load({
-						url: `${server.url}${path}`,
-						key: boot.api_key,
-						connections: options.connections,
-						seconds,
-						warmUp: false,
-						...request,
-					})
-				).requests,
-		});
+		const requestCell = (name: string): Cell => {
+			const { name: cell, request } = overheadCell(name, seededData);
+			return {
+				cell,
+				count: async (server, seconds) =>
+					(
+						await load({
+							...request(server.url, boot.api_key),
+							connections: options.connections,
+							seconds,
+							warmUp: false,
+						})
+					).requests,
+			};
+		};
 		const rows = await measure(
 			'requests',
-			[
-				requestCell('GET /me', '/me'),
-				requestCell('GET /sessions/{id}', `/sessions/${sessionIds[sessionIds.length >> 1]}`),
-				requestCell('GET /sessions?limit=100', '/sessions?limit=100'),
-				requestCell('POST /sessions', '/sessions', {
-					method: 'POST',
-					body: loadSession(versionId),
-				}),
-			],
+			REQUEST_CELLS.map(requestCell),
 			options.warmUpSeconds,
 			seeded,
 		);

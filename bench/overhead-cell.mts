@@ -6,13 +6,16 @@ import { loadSession } from './support.mts';
 /** The token `/metrics` asks for on the servers the overhead tools start with metrics on. */
 export const TOKEN = 'bench-metrics-token-0123456789';
 
+/** The request cells of the overhead benchmark (bench/observability.mts), as its tools name them. */
+export const REQUEST_CELLS = ['/me', '/sessions/{id}', '/sessions?limit=100', 'POST /sessions'];
+
 /**
- * A request of the overhead benchmark (bench/observability.mts), as the tools that look into it
- * name it: `/me` (the default), `/sessions/{id}`, `/sessions?limit=100` or `POST /sessions`.
- * `{id}` is the middle one of `sessionIds`; a POST creates a session of `versionId`.
+ * A request cell of the overhead benchmark (bench/observability.mts) and of the tools that look
+ * into it: one of REQUEST_CELLS, `/me` by default. `{id}` is the middle one of `sessionIds`; a
+ * POST creates a session of `versionId`.
  */
 export function overheadCell(
-	name = '/me',
+	name = REQUEST_CELLS[0],
 	{ versionId, sessionIds }: { versionId: string; sessionIds: string[] },
 ) {
 	const method = name.startsWith('POST ') ? ('POST' as const) : ('GET' as const);
